@@ -1,0 +1,39 @@
+#include <stdexcept>
+
+#include "backends/backend.h"
+#include "core/contract.h"
+#include "oracle/fma_chain_emulator.h"
+
+namespace ordo {
+namespace {
+
+class EmulatorBackend final : public ForwardBackend {
+ public:
+  EmulatorBackend(std::string contract_id, bool scalar) : contract_id_(std::move(contract_id)), scalar_(scalar) {
+    if (contract_id_ != contract_fwd_f32_fma_chain().id)
+      throw std::invalid_argument("no host emulator for contract " + contract_id_);
+  }
+  std::string name() const override { return scalar_ ? "scalar-reference" : "emulator"; }
+  std::string kernel_id() const override { return scalar_ ? "host.scalar-reference" : "host.emulator"; }
+  std::string contract_id() const override { return contract_id_; }
+  BackendResult forward(const ForwardProblem& p) override {
+    if (!p.shapes_consistent()) return {Status::error(StatusCode::inconsistent_size, "problem shapes"), {}};
+    return {Status::success(),
+            scalar_ ? oracle::reference_forward_fma_chain(p) : oracle::emulate_forward_fma_chain(p)};
+  }
+
+ private:
+  std::string contract_id_;
+  bool scalar_;
+};
+
+}  // namespace
+
+std::unique_ptr<ForwardBackend> make_emulator_backend(const std::string& contract_id) {
+  return std::make_unique<EmulatorBackend>(contract_id, false);
+}
+std::unique_ptr<ForwardBackend> make_scalar_reference_backend(const std::string& contract_id) {
+  return std::make_unique<EmulatorBackend>(contract_id, true);
+}
+
+}  // namespace ordo

@@ -1,0 +1,27 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace ordo {
+
+// A forward problem on the host: Y = X * W^T + b, row-major. The backends copy it wherever they run.
+struct ForwardProblem {
+  std::int64_t M = 0, N = 0, K = 0;
+  std::vector<float> x;                    // [M, K]
+  std::vector<float> w;                    // [N, K]
+  std::optional<std::vector<float>> bias;  // [N]
+
+  float x_at(std::int64_t m, std::int64_t k) const { return x[static_cast<std::size_t>(m * K + k)]; }
+  float w_at(std::int64_t n, std::int64_t k) const { return w[static_cast<std::size_t>(n * K + k)]; }
+  bool shapes_consistent() const {
+    return M >= 1 && N >= 1 && K >= 1 && x.size() == static_cast<std::size_t>(M * K) &&
+           w.size() == static_cast<std::size_t>(N * K) &&
+           (!bias || bias->size() == static_cast<std::size_t>(N));
+  }
+};
+
+// The same problem restricted to one row of X (m), everything else unchanged.
+ForwardProblem single_row(const ForwardProblem& p, std::int64_t m);
+
+}  // namespace ordo

@@ -1,0 +1,30 @@
+#include "core/status.h"
+
+namespace ordo {
+
+std::string_view status_code_name(StatusCode code) {
+  switch (code) {
+    case StatusCode::ok: return "ok";
+    case StatusCode::no_device: return "no_device";
+    case StatusCode::unsupported_device: return "unsupported_device";
+    case StatusCode::unknown_variant: return "unknown_variant";
+    case StatusCode::wrong_dtype: return "wrong_dtype";
+    case StatusCode::bad_size: return "bad_size";
+    case StatusCode::inconsistent_size: return "inconsistent_size";
+    case StatusCode::null_pointer: return "null_pointer";
+    case StatusCode::host_pointer: return "host_pointer";
+    case StatusCode::wrong_device: return "wrong_device";
+    case StatusCode::misaligned: return "misaligned";
+    case StatusCode::aliasing: return "aliasing";
+    case StatusCode::launch_failed: return "launch_failed";
+    case StatusCode::tool_error: return "tool_error";
+  }
+  return "unknown";
+}
+
+std::string Status::to_string() const {
+  if (ok()) return "ok";
+  return std::string(status_code_name(code)) + ": " + message;
+}
+
+}  // namespace ordo

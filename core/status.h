@@ -1,0 +1,38 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace ordo {
+
+// Every way a kernel call can be refused. Fail-closed means each unsupported input gets its own code
+// and message, and the call touches no output.
+enum class StatusCode {
+  ok,
+  no_device,           // no CUDA device, or the driver is missing
+  unsupported_device,  // the variant needs a newer SM than the current device has
+  unknown_variant,     // no registered variant with that id
+  wrong_dtype,         // an operand's dtype is not the one the contract names
+  bad_size,            // a size is zero or negative, or too large for the kernel's indexing/grid
+  inconsistent_size,   // operand shapes disagree (x.cols != w.cols, y is not [M,N], bias is not [N])
+  null_pointer,        // a required pointer is null
+  host_pointer,        // a pointer is not device memory of the current device
+  wrong_device,        // a pointer is device memory of another device
+  misaligned,          // a pointer is not aligned to its element size
+  aliasing,            // the output overlaps an input
+  launch_failed,       // the CUDA launch or a CUDA call failed
+  tool_error,          // a harness error outside the kernel
+};
+
+std::string_view status_code_name(StatusCode code);
+
+struct Status {
+  StatusCode code = StatusCode::ok;
+  std::string message;
+
+  bool ok() const { return code == StatusCode::ok; }
+  static Status success() { return {}; }
+  static Status error(StatusCode c, std::string msg) { return {c, std::move(msg)}; }
+  std::string to_string() const;
+};
+
+}  // namespace ordo

@@ -1,0 +1,41 @@
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+
+namespace ordo::oracle {
+
+// Exact value of one forward output y = sum_k x[k]*w[k] + b, computed with MPFR at a precision
+// where no operation rounds (shared/design numerics §3), and the error bound of the FP32 FMA
+// chain contract evaluated against it.
+enum class ElementClass {
+  finite,         // inputs finite, the candidate finite: the bound applies and is checked
+  nonfinite_input,  // a NaN or Inf among the inputs: no exact real value; bitwise checks only
+  overflowed,     // inputs finite but the candidate is +-Inf/NaN: a partial sum overflowed, which
+                  // the bound's premise excludes; reported, not judged by the bound
+};
+
+struct ElementVerdict {
+  ElementClass klass = ElementClass::finite;
+  double exact = 0;       // the exact value rounded to double (for display and relative errors)
+  float correctly_rounded = 0;  // the exact value rounded once to binary32 (RNE, subnormals kept)
+  double error = 0;       // |candidate - exact|, rounded up to double
+  double bound = 0;       // the a-priori bound, evaluated with upward rounding
+  bool within_bound = true;  // decided exactly (MPFR comparison), not on the doubles above
+  double error_over_bound() const { return bound > 0 ? error / bound : (error > 0 ? INFINITY : 0.0); }
+};
+
+// Judges `candidate` as output (m, n) of contract fwd.f32.fma-chain/1.
+ElementVerdict judge_fma_chain_element(const ForwardProblem& p, std::int64_t m, std::int64_t n, float candidate);
+
+// The correctly rounded FP32 value of the exact output (m, n); NaN/Inf inputs give NaN.
+float correctly_rounded_forward_element(const ForwardProblem& p, std::int64_t m, std::int64_t n);
+
+// The exact value's precision: FP32 products lie in [2^-298, 2^256) and the bias in [2^-149, 2^128),
+// so a sum of K < 2^32 of them fits in 554 + 32 + 1 bits of fixed point; 640 leaves margin.
+inline constexpr long kExactPrecisionBits = 640;
+
+}  // namespace ordo::oracle

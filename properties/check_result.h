@@ -1,0 +1,31 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ordo::properties {
+
+// The outcome of checking one case. `passed` is false only for a real failure of the property;
+// a case that could not be checked at all (a backend refused it) is a tool error, reported as such.
+struct CheckResult {
+  bool passed = true;
+  bool tool_error = false;
+  std::string detail;  // for a failure: the first differing element, both values in hex, its inputs
+  std::int64_t elements = 0;            // output elements compared or judged
+  double max_error_over_bound = 0;      // bound properties: the tightness seen in this case
+  std::int64_t overflowed = 0;          // finite inputs, non-finite output (bound premise excluded)
+  std::int64_t nonfinite_inputs = 0;    // elements with NaN/Inf among their inputs
+
+  static CheckResult failure(std::string why) {
+    CheckResult r;
+    r.passed = false;
+    r.detail = std::move(why);
+    return r;
+  }
+  static CheckResult error(std::string why) {
+    CheckResult r = failure(std::move(why));
+    r.tool_error = true;
+    return r;
+  }
+};
+
+}  // namespace ordo::properties

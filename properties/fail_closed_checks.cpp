@@ -1,0 +1,177 @@
+#include "properties/fail_closed_checks.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+#include "kernels/forward_api.h"
+
+namespace ordo::properties {
+namespace {
+
+constexpr std::int64_t kM = 5, kN = 7, kK = 9;
+constexpr unsigned char kSentinel = 0x5A;
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Valid device buffers for one [kM,kK] x [kN,kK] problem. `arena` holds x, w, b and y back to back so
+// that aliasing scenarios can point one operand into another.
+struct Buffers {
+  float* arena = nullptr;
+  float* x = nullptr;
+  float* w = nullptr;
+  float* b = nullptr;
+  float* y = nullptr;
+  std::size_t y_bytes = kM * kN * sizeof(float);
+  std::size_t arena_floats = kM * kK + kN * kK + kN + kM * kN + 64;
+  Buffers() {
+    cuda_check(cudaMalloc(&arena, arena_floats * sizeof(float)), "cudaMalloc");
+    x = arena;
+    w = x + kM * kK;
+    b = w + kN * kK;
+    y = b + kN + 16;  // keep y 16-byte aligned and apart from b
+    cuda_check(cudaMemset(arena, 0, arena_floats * sizeof(float)), "cudaMemset");
+  }
+  ~Buffers() { cudaFree(arena); }
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+};
+
+kernels::ForwardArgs valid_args(const Buffers& buf) {
+  kernels::ForwardArgs a;
+  a.x = {buf.x, DType::f32, kM, kK};
+  a.w = {buf.w, DType::f32, kN, kK};
+  a.bias = {buf.b, DType::f32, 1, kN};
+  a.y = buf.y;
+  a.y_rows = kM;
+  a.y_cols = kN;
+  return a;
+}
+
+struct Scenario {
+  std::string name;
+  StatusCode expected;
+  std::function<void(kernels::ForwardArgs&, std::string& variant, Buffers&, void* host_block, void* pinned_block)> mutate;
+};
+
+std::vector<Scenario> scenarios() {
+  using A = kernels::ForwardArgs;
+  auto on_args = [](std::function<void(A&)> f) {
+    return [f](A& a, std::string&, Buffers&, void*, void*) { f(a); };
+  };
+  return {
+      {"unknown variant id", StatusCode::unknown_variant,
+       [](A&, std::string& v, Buffers&, void*, void*) { v = "no.such.variant"; }},
+      {"x is bf16", StatusCode::wrong_dtype, on_args([](A& a) { a.x.dtype = DType::bf16; })},
+      {"w is f16", StatusCode::wrong_dtype, on_args([](A& a) { a.w.dtype = DType::f16; })},
+      {"bias is f64", StatusCode::wrong_dtype, on_args([](A& a) { a.bias.dtype = DType::f64; })},
+      {"y is bf16", StatusCode::wrong_dtype, on_args([](A& a) { a.y_dtype = DType::bf16; })},
+      {"M = 0", StatusCode::bad_size, on_args([](A& a) { a.x.rows = 0; a.y_rows = 0; })},
+      {"K = -1", StatusCode::bad_size, on_args([](A& a) { a.x.cols = -1; a.w.cols = -1; })},
+      {"N = 0", StatusCode::bad_size, on_args([](A& a) { a.w.rows = 0; a.y_cols = 0; a.bias.cols = 0; })},
+      {"w.cols != x.cols", StatusCode::inconsistent_size, on_args([](A& a) { a.w.cols = kK - 1; })},
+      {"y rows != M", StatusCode::inconsistent_size, on_args([](A& a) { a.y_rows = kM + 1; })},
+      {"y cols != N", StatusCode::inconsistent_size, on_args([](A& a) { a.y_cols = kN - 1; })},
+      {"bias length != N", StatusCode::inconsistent_size, on_args([](A& a) { a.bias.cols = kN + 1; })},
+      {"bias is 2-D", StatusCode::inconsistent_size, on_args([](A& a) { a.bias.rows = 2; })},
+      {"x is null", StatusCode::null_pointer, on_args([](A& a) { a.x.data = nullptr; })},
+      {"w is null", StatusCode::null_pointer, on_args([](A& a) { a.w.data = nullptr; })},
+      {"x is pageable host memory", StatusCode::host_pointer,
+       [](A& a, std::string&, Buffers&, void* host, void*) { a.x.data = host; }},
+      {"w is pinned host memory", StatusCode::host_pointer,
+       [](A& a, std::string&, Buffers&, void*, void* pinned) { a.w.data = pinned; }},
+      {"x is misaligned by 2 bytes", StatusCode::misaligned,
+       on_args([](A& a) { a.x.data = static_cast<const char*>(a.x.data) + 2; })},
+      {"bias is misaligned by 1 byte", StatusCode::misaligned,
+       on_args([](A& a) { a.bias.data = static_cast<const char*>(a.bias.data) + 1; })},
+      {"y is x", StatusCode::aliasing, [](A& a, std::string&, Buffers& b, void*, void*) { a.x.data = b.y; }},
+      {"y overlaps the end of w", StatusCode::aliasing,
+       [](A& a, std::string&, Buffers& b, void*, void*) { a.w.data = b.y - (kN * kK - 3); }},
+      {"y overlaps the bias", StatusCode::aliasing,
+       [](A& a, std::string&, Buffers& b, void*, void*) { a.bias.data = b.y + 2; }},
+  };
+}
+
+}  // namespace
+
+std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& variant_id) {
+  std::vector<FailClosedOutcome> outcomes;
+  Buffers buf;
+  std::vector<float> host_block(kN * kK + 64, 1.0f);
+  void* pinned = nullptr;
+  cuda_check(cudaMallocHost(&pinned, (kN * kK + 64) * sizeof(float)), "cudaMallocHost");
+  std::vector<unsigned char> y_before(buf.y_bytes, kSentinel), y_after(buf.y_bytes);
+
+  for (const Scenario& s : scenarios()) {
+    cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
+    kernels::ForwardArgs args = valid_args(buf);
+    std::string variant = variant_id;
+    s.mutate(args, variant, buf, host_block.data(), pinned);
+    const Status st = kernels::forward(variant, args);
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    FailClosedOutcome o;
+    o.scenario = s.name;
+    o.expected = s.expected;
+    o.got = st.code;
+    o.message = st.message;
+    o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes) == 0;
+    outcomes.push_back(o);
+  }
+
+  // The control: the same valid call is accepted and does write y (otherwise "untouched" above
+  // would prove nothing).
+  {
+    cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
+    const Status st = kernels::forward(variant_id, valid_args(buf));
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    FailClosedOutcome o;
+    o.scenario = "control: the valid call is accepted and writes y";
+    o.expected = StatusCode::ok;
+    o.got = st.code;
+    o.message = st.message;
+    o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes) != 0;  // must be written
+    outcomes.push_back(o);
+  }
+
+  // Memory of another device: only where there are two.
+  {
+    FailClosedOutcome o;
+    o.scenario = "x lives on another device";
+    o.expected = StatusCode::wrong_device;
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    if (count < 2) {
+      o.skipped = true;
+      o.skip_reason = "needs two CUDA devices, found " + std::to_string(count);
+    } else {
+      int current = 0;
+      cuda_check(cudaGetDevice(&current), "cudaGetDevice");
+      cuda_check(cudaSetDevice(current == 0 ? 1 : 0), "cudaSetDevice");
+      void* other = nullptr;
+      cuda_check(cudaMalloc(&other, kM * kK * sizeof(float)), "cudaMalloc");
+      cuda_check(cudaSetDevice(current), "cudaSetDevice");
+      cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
+      kernels::ForwardArgs args = valid_args(buf);
+      args.x.data = other;
+      const Status st = kernels::forward(variant_id, args);
+      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+      cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      o.got = st.code;
+      o.message = st.message;
+      o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes) == 0;
+      cudaFree(other);
+    }
+    outcomes.push_back(o);
+  }
+  cudaFreeHost(pinned);
+  return outcomes;
+}
+
+}  // namespace ordo::properties

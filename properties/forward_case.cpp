@@ -1,0 +1,115 @@
+#include "properties/forward_case.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/float_bits.h"
+
+namespace ordo::properties {
+namespace {
+
+// Columns whose products cancel: x[:,2i+1] = x[:,2i], w[:,2i+1] = -w[:,2i]; an odd K leaves one
+// column uncancelled, and the bias is the small remainder.
+void impose_cancellation(ForwardProblem& p) {
+  for (std::int64_t k = 0; k + 1 < p.K; k += 2) {
+    for (std::int64_t m = 0; m < p.M; ++m) p.x[m * p.K + k + 1] = p.x[m * p.K + k];
+    for (std::int64_t n = 0; n < p.N; ++n) p.w[n * p.K + k + 1] = -p.w[n * p.K + k];
+  }
+}
+
+// A large leading term (1 or 2^24 times 1) that the small terms after it must not be swamped by
+// out of order.
+void impose_swamping(ForwardProblem& p, Rng& rng) {
+  const float lead = rng.coin(2) ? 1.0f : 16777216.0f;
+  for (std::int64_t m = 0; m < p.M; ++m) p.x[m * p.K] = lead;
+  for (std::int64_t n = 0; n < p.N; ++n) p.w[n * p.K] = rng.coin(2) ? 1.0f : -1.0f;
+}
+
+}  // namespace
+
+ForwardProblem ForwardCase::materialize() const {
+  if (explicit_values) return *explicit_values;
+  ForwardProblem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  Rng rng(seed);
+  p.x.resize(static_cast<std::size_t>(M * K));
+  p.w.resize(static_cast<std::size_t>(N * K));
+  for (float& v : p.x) v = sample_value(family, rng);
+  for (float& v : p.w) v = sample_value(family, rng);
+  if (has_bias) {
+    p.bias.emplace(static_cast<std::size_t>(N));
+    for (float& v : *p.bias) v = sample_value(family, rng);
+  }
+  if (family == ValueFamily::cancellation) impose_cancellation(p);
+  if (family == ValueFamily::swamping) impose_swamping(p, rng);
+  return p;
+}
+
+std::string ForwardCase::summary() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "M=%lld N=%lld K=%lld %s family=%s seed=0x%016llx%s", static_cast<long long>(M),
+                static_cast<long long>(N), static_cast<long long>(K), has_bias ? "bias" : "no-bias",
+                std::string(family_name(family)).c_str(), static_cast<unsigned long long>(seed),
+                explicit_values ? " (values minimised)" : "");
+  return buf;
+}
+
+rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
+  std::vector<std::int64_t> edges;
+  for (std::int64_t e : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 383,
+                         384, 385, 1023, 1024, 1025, 4095, 4096, 4097, 5376, 6000})
+    if (e <= max) edges.push_back(e);
+  // Log-uniform: small and large sizes equally likely per octave. Shrinks towards 1.
+  auto log_uniform = rc::gen::map(rc::gen::inRange(0, 1 << 20), [max](int r) {
+    const double t = r / double(1 << 20);
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp(t * std::log(double(max)))), 1, max);
+  });
+  return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::elementOf(edges)}, {3, log_uniform}});
+}
+
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families) {
+  return rc::gen::apply(
+      [limits](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed) {
+        // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
+        while (M * N * K > limits.max_volume) {
+          std::int64_t& largest = (M >= N && M >= K) ? M : (N >= K ? N : K);
+          largest = (largest + 1) / 2;
+        }
+        ForwardCase c;
+        c.M = M;
+        c.N = N;
+        c.K = K;
+        c.family = f;
+        c.has_bias = bias;
+        c.seed = seed;
+        return c;
+      },
+      gen_dimension(limits.max_m), gen_dimension(limits.max_n), gen_dimension(limits.max_k),
+      rc::gen::elementOf(families), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<std::uint64_t>());
+}
+
+void showValue(const ForwardCase& c, std::ostream& os) {
+  os << c.summary();
+  if (c.explicit_values) os << "\n" << dump_problem(*c.explicit_values);
+}
+
+std::string dump_problem(const ForwardProblem& p, std::size_t max_values) {
+  std::ostringstream os;
+  auto dump = [&](const char* name, const std::vector<float>& v) {
+    os << name << " = [";
+    for (std::size_t i = 0; i < v.size() && i < max_values; ++i) os << (i ? ", " : "") << hex_bits(v[i]);
+    if (v.size() > max_values) os << ", ... (" << v.size() << " values)";
+    os << "]\n";
+  };
+  os << "M=" << p.M << " N=" << p.N << " K=" << p.K << "\n";
+  dump("x", p.x);
+  dump("w", p.w);
+  if (p.bias) dump("b", *p.bias);
+  return os.str();
+}
+
+}  // namespace ordo::properties

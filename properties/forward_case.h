@@ -1,0 +1,46 @@
+#pragma once
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+#include "properties/value_families.h"
+
+namespace ordo::properties {
+
+// Bounds on the shapes a property may generate. Volume (M*N*K) is bounded separately so that a
+// case with one large dimension keeps the others small, and the host oracle stays affordable.
+struct ShapeLimits {
+  std::int64_t max_m = 64, max_n = 64, max_k = 256;
+  std::int64_t max_volume = 1 << 16;
+};
+
+// A generated forward case: shapes, a value family and one seed from which every value is drawn.
+// Shrinking acts on these few fields; `explicit_values` holds a minimised case's values once the
+// runner has simplified them (and then replaces the seed).
+struct ForwardCase {
+  std::int64_t M = 1, N = 1, K = 1;
+  ValueFamily family = ValueFamily::uniform;
+  bool has_bias = false;
+  std::uint64_t seed = 0;
+  std::optional<ForwardProblem> explicit_values;
+
+  ForwardProblem materialize() const;
+  std::string summary() const;  // "M=3 N=5 K=129 bias family=ties seed=0x..."
+};
+
+// Sizes at and around the kernels' tile edges (1, 16, 32, 64, 128, ...) are drawn with high weight.
+rc::Gen<std::int64_t> gen_dimension(std::int64_t max);
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families);
+
+// RapidCheck prints counterexamples through this.
+void showValue(const ForwardCase& c, std::ostream& os);
+
+// Values of a problem in hex, for failure details (truncated to `max_values` per operand).
+std::string dump_problem(const ForwardProblem& p, std::size_t max_values = 64);
+
+}  // namespace ordo::properties

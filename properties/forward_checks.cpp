@@ -1,0 +1,191 @@
+#include "properties/forward_checks.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <numeric>
+#include <sstream>
+
+#include "core/float_bits.h"
+#include "oracle/exact_forward.h"
+#include "oracle/parallel_for.h"
+
+namespace ordo::properties {
+namespace {
+
+std::string row_inputs(const ForwardProblem& p, std::int64_t m, std::int64_t n) {
+  std::ostringstream os;
+  const std::int64_t shown = std::min<std::int64_t>(p.K, 16);
+  os << "x[" << m << ",0:" << shown << "] = [";
+  for (std::int64_t k = 0; k < shown; ++k) os << (k ? ", " : "") << hex_bits(p.x_at(m, k));
+  os << (p.K > shown ? ", ...]" : "]") << "; w[" << n << ",0:" << shown << "] = [";
+  for (std::int64_t k = 0; k < shown; ++k) os << (k ? ", " : "") << hex_bits(p.w_at(n, k));
+  os << (p.K > shown ? ", ...]" : "]");
+  if (p.bias) os << "; b[" << n << "] = " << hex_bits((*p.bias)[static_cast<std::size_t>(n)]);
+  return os.str();
+}
+
+BackendResult run(ForwardBackend& b, const ForwardProblem& p) {
+  BackendResult r = b.forward(p);
+  if (r.status.ok() && r.y.size() != static_cast<std::size_t>(p.M * p.N))
+    r.status = Status::error(StatusCode::tool_error, "backend returned the wrong number of outputs");
+  return r;
+}
+
+CheckResult backend_error(const ForwardBackend& b, const Status& s) {
+  return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem: " + s.to_string());
+}
+
+}  // namespace
+
+CheckResult compare_outputs(const std::vector<float>& got, const std::vector<float>& want, const ForwardProblem& p,
+                            const std::string& got_name, const std::string& want_name) {
+  CheckResult r;
+  r.elements = static_cast<std::int64_t>(want.size());
+  std::int64_t mismatches = 0, first = -1;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (bits_of(got[i]) != bits_of(want[i])) {
+      if (first < 0) first = static_cast<std::int64_t>(i);
+      ++mismatches;
+    }
+  }
+  if (first < 0) return r;
+  const std::int64_t m = first / p.N, n = first % p.N;
+  std::ostringstream os;
+  os << mismatches << " of " << want.size() << " elements differ; first at [" << m << "," << n << "]: " << got_name
+     << " " << describe_float(got[static_cast<std::size_t>(first)]) << ", " << want_name << " "
+     << describe_float(want[static_cast<std::size_t>(first)]) << "; inputs " << row_inputs(p, m, n);
+  r.passed = false;
+  r.detail = os.str();
+  return r;
+}
+
+CheckResult check_bitwise_equal(ForwardBackend& subject, ForwardBackend& reference, const ForwardCase& c) {
+  const ForwardProblem p = c.materialize();
+  BackendResult got = run(subject, p);
+  if (!got.status.ok()) return backend_error(subject, got.status);
+  BackendResult want = run(reference, p);
+  if (!want.status.ok()) return backend_error(reference, want.status);
+  return compare_outputs(got.y, want.y, p, subject.name(), reference.name());
+}
+
+CheckResult check_within_error_bound(ForwardBackend& subject, const ForwardCase& c) {
+  const ForwardProblem p = c.materialize();
+  BackendResult got = run(subject, p);
+  if (!got.status.ok()) return backend_error(subject, got.status);
+
+  CheckResult r;
+  r.elements = p.M * p.N;
+  std::atomic<std::int64_t> overflowed{0}, nonfinite{0};
+  std::mutex mutex;
+  std::int64_t first_violation = -1;
+  oracle::ElementVerdict first_verdict;
+  double max_ratio = 0;
+  oracle::parallel_for(p.M * p.N, [&](std::int64_t i) {
+    const std::int64_t m = i / p.N, n = i % p.N;
+    const oracle::ElementVerdict v = oracle::judge_fma_chain_element(p, m, n, got.y[static_cast<std::size_t>(i)]);
+    if (v.klass == oracle::ElementClass::overflowed) ++overflowed;
+    if (v.klass == oracle::ElementClass::nonfinite_input) ++nonfinite;
+    if (v.klass != oracle::ElementClass::finite) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    max_ratio = std::max(max_ratio, v.error_over_bound());
+    if (!v.within_bound && (first_violation < 0 || i < first_violation)) {
+      first_violation = i;
+      first_verdict = v;
+    }
+  });
+  r.overflowed = overflowed;
+  r.nonfinite_inputs = nonfinite;
+  r.max_error_over_bound = max_ratio;
+  if (first_violation >= 0) {
+    const std::int64_t m = first_violation / p.N, n = first_violation % p.N;
+    std::ostringstream os;
+    os << "bound violated at [" << m << "," << n << "]: " << subject.name() << " "
+       << describe_float(got.y[static_cast<std::size_t>(first_violation)]) << ", exact " << first_verdict.exact
+       << ", error " << first_verdict.error << " > bound " << first_verdict.bound << "; inputs " << row_inputs(p, m, n);
+    r.passed = false;
+    r.detail = os.str();
+  }
+  return r;
+}
+
+CheckResult check_batch_invariance(ForwardBackend& subject, const ForwardCase& c, std::int64_t batch_rows) {
+  const ForwardProblem p = c.materialize();
+  const ForwardProblem alone = single_row(p, 0);
+  BackendResult want = run(subject, alone);
+  if (!want.status.ok()) return backend_error(subject, want.status);
+
+  // The batch: rows from the same family (a different seed), with row 0 of the case placed at
+  // each tested position in turn.
+  ForwardCase others = c;
+  others.explicit_values.reset();
+  others.M = batch_rows;
+  others.seed = c.seed ^ 0x5DEECE66Dull;
+  ForwardProblem batch = others.materialize();
+  batch.w = p.w;
+  batch.bias = p.bias;
+  Rng rng(c.seed + 1);
+  std::vector<std::int64_t> positions{0, batch_rows - 1, rng.in_range(0, static_cast<int>(batch_rows - 1))};
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+
+  CheckResult r;
+  for (std::int64_t pos : positions) {
+    ForwardProblem b = batch;
+    std::copy(alone.x.begin(), alone.x.end(), b.x.begin() + pos * p.K);
+    BackendResult got = run(subject, b);
+    if (!got.status.ok()) return backend_error(subject, got.status);
+    const std::vector<float> row(got.y.begin() + pos * p.N, got.y.begin() + (pos + 1) * p.N);
+    CheckResult one = compare_outputs(row, want.y, alone, "row in batch", "row alone");
+    r.elements += one.elements;
+    if (!one.passed) {
+      one.detail = "batch of " + std::to_string(batch_rows) + " rows, row at position " + std::to_string(pos) +
+                   ": " + one.detail;
+      one.elements = r.elements;
+      return one;
+    }
+  }
+  return r;
+}
+
+CheckResult check_column_shard_equals_slice(ForwardBackend& subject, const ForwardCase& c) {
+  const ForwardProblem p = c.materialize();
+  BackendResult whole = run(subject, p);
+  if (!whole.status.ok()) return backend_error(subject, whole.status);
+  Rng rng(c.seed + 2);
+  const std::int64_t n0 = rng.in_range(0, static_cast<int>(p.N - 1));
+  const std::int64_t n1 = rng.in_range(static_cast<int>(n0 + 1), static_cast<int>(p.N));
+  ForwardProblem shard = p;
+  shard.N = n1 - n0;
+  shard.w.assign(p.w.begin() + n0 * p.K, p.w.begin() + n1 * p.K);
+  if (p.bias) shard.bias->assign(p.bias->begin() + n0, p.bias->begin() + n1);
+  BackendResult part = run(subject, shard);
+  if (!part.status.ok()) return backend_error(subject, part.status);
+  std::vector<float> slice;
+  for (std::int64_t m = 0; m < p.M; ++m)
+    slice.insert(slice.end(), whole.y.begin() + m * p.N + n0, whole.y.begin() + m * p.N + n1);
+  CheckResult r = compare_outputs(part.y, slice, shard, "shard", "slice of whole");
+  if (!r.passed) r.detail = "columns [" + std::to_string(n0) + "," + std::to_string(n1) + "): " + r.detail;
+  return r;
+}
+
+CheckResult check_exact_result_order_independent(const ForwardCase& c) {
+  const ForwardProblem p = c.materialize();
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(p.K));
+  std::iota(perm.begin(), perm.end(), 0);
+  Rng rng(c.seed + 3);
+  for (std::int64_t i = p.K - 1; i > 0; --i) std::swap(perm[i], perm[rng.next() % static_cast<std::uint64_t>(i + 1)]);
+  ForwardProblem q = p;
+  for (std::int64_t k = 0; k < p.K; ++k) {
+    for (std::int64_t m = 0; m < p.M; ++m) q.x[m * p.K + k] = p.x[m * p.K + perm[k]];
+    for (std::int64_t n = 0; n < p.N; ++n) q.w[n * p.K + k] = p.w[n * p.K + perm[k]];
+  }
+  std::vector<float> a(static_cast<std::size_t>(p.M * p.N)), b(a.size());
+  oracle::parallel_for(p.M * p.N, [&](std::int64_t i) {
+    a[i] = oracle::correctly_rounded_forward_element(p, i / p.N, i % p.N);
+    b[i] = oracle::correctly_rounded_forward_element(q, i / p.N, i % p.N);
+  });
+  // NaN (non-finite inputs) compares by bits too: the oracle returns one NaN for any such element.
+  return compare_outputs(b, a, p, "exact(permuted k)", "exact");
+}
+
+}  // namespace ordo::properties

@@ -1,0 +1,87 @@
+#include "properties/forward_suite.h"
+
+#include <algorithm>
+
+#include "core/contract.h"
+#include "properties/forward_checks.h"
+
+namespace ordo::properties {
+
+ShapeLimits host_shape_limits() { return {.max_m = 64, .max_n = 64, .max_k = 1100, .max_volume = 1 << 16}; }
+
+ShapeLimits gpu_shape_limits(int level) {
+  // The emulator must recompute every output on the host; the volume cap keeps a case's host time
+  // near a millisecond on a 16-core machine while single dimensions still reach the extremes.
+  if (level >= 2) return {.max_m = 4096, .max_n = 6000, .max_k = 6000, .max_volume = std::int64_t(1) << 27};
+  return {.max_m = 4096, .max_n = 6000, .max_k = 6000, .max_volume = std::int64_t(1) << 24};
+}
+
+Suite build_forward_suite(const SuiteOptions& o) {
+  Suite s;
+  const std::string contract = contract_fwd_f32_fma_chain().id;
+  const std::int64_t host_cases = o.level >= 2 ? 1000 : 200;
+  ForwardBackend* emulator = s.backends.emplace_back(make_emulator_backend(contract)).get();
+  ForwardBackend* scalar = s.backends.emplace_back(make_scalar_reference_backend(contract)).get();
+  const auto all = all_families();
+  std::vector<ValueFamily> finite;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(finite), family_is_finite_safe);
+
+  auto add = [&](std::string name, std::string description, std::string backend, std::string kernel,
+                 std::int64_t cases, rc::Gen<ForwardCase> gen, std::function<CheckResult(const ForwardCase&)> check,
+                 bool expect_failure = false) {
+    s.properties.push_back({std::move(name), std::move(description), std::move(backend), std::move(kernel), contract,
+                            cases, std::move(gen), std::move(check), expect_failure});
+  };
+  const ShapeLimits host = host_shape_limits();
+
+  add("forward.emulator_within_error_bound",
+      "every emulator output is within the contract's a-priori error bound of the exact (MPFR) result",
+      "emulator", emulator->kernel_id(), host_cases, gen_forward_case(host, all),
+      [emulator](const ForwardCase& c) { return check_within_error_bound(*emulator, c); });
+  add("forward.emulator_equals_scalar_reference",
+      "the vectorised, threaded emulator equals the plain scalar reference bit for bit",
+      "emulator", emulator->kernel_id(), host_cases, gen_forward_case(host, all),
+      [emulator, scalar](const ForwardCase& c) { return check_bitwise_equal(*emulator, *scalar, c); });
+  add("forward.emulator_batch_invariance",
+      "a row alone equals the same row inside a batch, placed first, last and at a random position",
+      "emulator", emulator->kernel_id(), host_cases, gen_forward_case(host, all),
+      [emulator](const ForwardCase& c) { return check_batch_invariance(*emulator, c, std::max<std::int64_t>(2, c.M)); });
+  add("forward.emulator_column_shard_equals_slice",
+      "a contiguous shard of W's rows (output columns) gives exactly that slice of the whole output",
+      "emulator", emulator->kernel_id(), host_cases, gen_forward_case(host, all),
+      [emulator](const ForwardCase& c) { return check_column_shard_equals_slice(*emulator, c); });
+  add("exact.order_independent",
+      "the exact oracle's correctly rounded result is unchanged by any permutation of k",
+      "oracle", "host.mpfr", host_cases, gen_forward_case(host, all),
+      [](const ForwardCase& c) { return check_exact_result_order_independent(c); });
+
+  if (!o.gpu) return s;
+  const ShapeLimits gpu = gpu_shape_limits(o.level);
+  const std::int64_t bitwise_cases = o.level >= 2 ? 6000 : 1000;
+  const std::int64_t other_cases = o.level >= 2 ? 1000 : 200;
+  for (const std::string& id : o.gpu_variants) {
+    ForwardBackend* kernel = s.backends.emplace_back(make_cuda_backend(id)).get();
+    add("forward.kernel_equals_emulator", "kernel output == emulator output, bit for bit, NaN bits included",
+        "cuda", id, bitwise_cases, gen_forward_case(gpu, all),
+        [kernel, emulator](const ForwardCase& c) { return check_bitwise_equal(*kernel, *emulator, c); });
+    add("forward.kernel_batch_invariance",
+        "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",
+        "cuda", id, other_cases, gen_forward_case(gpu, all),
+        [kernel](const ForwardCase& c) { return check_batch_invariance(*kernel, c, std::max<std::int64_t>(2, c.M)); });
+    add("forward.kernel_column_shard_equals_slice",
+        "a contiguous shard of W's rows gives exactly that slice of the whole output", "cuda", id, other_cases,
+        gen_forward_case(gpu, all),
+        [kernel](const ForwardCase& c) { return check_column_shard_equals_slice(*kernel, c); });
+  }
+  // Self-test: each mutant claims the contract and breaks it; the bitwise property must catch it.
+  const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};
+  for (const std::string& id : o.mutant_variants) {
+    ForwardBackend* mutant = s.backends.emplace_back(make_cuda_backend(id)).get();
+    add("selftest.mutant_caught", "a deliberately broken kernel is caught by forward.kernel_equals_emulator",
+        "cuda", id, 500, gen_forward_case(small, all),
+        [mutant, emulator](const ForwardCase& c) { return check_bitwise_equal(*mutant, *emulator, c); }, true);
+  }
+  return s;
+}
+
+}  // namespace ordo::properties

@@ -1,0 +1,33 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "properties/property_runner.h"
+
+namespace ordo::properties {
+
+// The suite `ordo verify` runs, by level:
+//   level 1 (default; CI): every host property at >= 200 cases; GPU properties at ~1,000 cases.
+//   level 2 (qualifying a kernel on a GPU): GPU properties at >= 5,000 cases per variant, shapes up to
+//            M = 4096 and K, N = 6000.
+struct SuiteOptions {
+  int level = 1;
+  bool gpu = false;                        // the GPU properties are added only when a device is present
+  std::vector<std::string> gpu_variants;   // production variants to qualify
+  std::vector<std::string> mutant_variants;  // deliberately broken variants the suite must catch
+};
+
+// Backends live as long as the suite that refers to them.
+struct Suite {
+  std::vector<std::unique_ptr<ForwardBackend>> backends;
+  std::vector<PropertySpec> properties;
+};
+
+Suite build_forward_suite(const SuiteOptions& options);
+
+ShapeLimits host_shape_limits();
+ShapeLimits gpu_shape_limits(int level);
+
+}  // namespace ordo::properties

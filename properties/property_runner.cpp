@@ -1,0 +1,125 @@
+#include "properties/property_runner.h"
+
+#include <chrono>
+#include <sstream>
+
+namespace ordo::properties {
+namespace {
+
+// RapidCheck's generators scale ranges with `size`; the runner always asks at the nominal size so
+// that a budget of N cases spends all of them on full-range cases.
+constexpr int kGenerationSize = rc::kNominalSize;
+
+bool fails(const PropertySpec& spec, const ForwardCase& c) {
+  const CheckResult r = spec.check(c);
+  return !r.passed && !r.tool_error;
+}
+
+// Greedy shrinking over RapidCheck's shrink tree: move to the first child that still fails,
+// until no child fails or the budget is spent.
+ForwardCase shrink_failure(const PropertySpec& spec, rc::Shrinkable<ForwardCase> current, int& budget, int& steps) {
+  bool moved = true;
+  while (moved && budget > 0) {
+    moved = false;
+    auto shrinks = current.shrinks();
+    while (auto next = shrinks.next()) {
+      if (--budget < 0) break;
+      if (fails(spec, next->value())) {
+        current = std::move(*next);
+        ++steps;
+        moved = true;
+        break;
+      }
+    }
+  }
+  return current.value();
+}
+
+// Replaces values, one at a time, by the simplest value (0, 1, -1, ...) that keeps the failure,
+// so the counterexample a person reads has as few odd numbers as possible. Only for small cases.
+ForwardCase simplify_values(const PropertySpec& spec, ForwardCase c, int& budget, int& steps) {
+  if (budget <= 0) return c;
+  ForwardProblem p = c.materialize();
+  if (p.x.size() + p.w.size() > 512) return c;
+  c.explicit_values = p;
+  auto simplify = [&](std::vector<float>& (*field)(ForwardProblem&)) {
+    std::vector<float>& values = field(*c.explicit_values);
+    for (std::size_t i = 0; i < values.size() && budget > 0; ++i) {
+      const float original = values[i];
+      for (float simple : simple_values()) {
+        if (budget-- <= 0) break;
+        if (std::bit_cast<std::uint32_t>(simple) == std::bit_cast<std::uint32_t>(original)) break;
+        values[i] = simple;
+        if (fails(spec, c)) {
+          ++steps;
+          break;
+        }
+        values[i] = original;
+      }
+    }
+  };
+  simplify([](ForwardProblem& q) -> std::vector<float>& { return q.x; });
+  simplify([](ForwardProblem& q) -> std::vector<float>& { return q.w; });
+  if (p.bias) simplify([](ForwardProblem& q) -> std::vector<float>& { return *q.bias; });
+  return c;
+}
+
+std::string reproduce_command(const PropertySpec& spec, const RunOptions& options, std::int64_t index) {
+  std::ostringstream os;
+  os << options.reproduce_prefix << " --property " << spec.name << " --kernel " << spec.kernel << " --seed "
+     << options.seed << " --case " << index;
+  return os.str();
+}
+
+}  // namespace
+
+PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
+  PropertyRun run;
+  run.name = spec.name;
+  run.description = spec.description;
+  run.backend = spec.backend;
+  run.kernel = spec.kernel;
+  run.contract = spec.contract;
+  run.expect_failure = spec.expect_failure;
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t total = options.cases_override >= 0 ? options.cases_override : spec.cases;
+  const std::int64_t first = options.only_case >= 0 ? options.only_case : 0;
+  const std::int64_t last = options.only_case >= 0 ? options.only_case + 1 : total;
+
+  rc::Random root(options.seed ^ std::hash<std::string>{}(spec.name));
+  for (std::int64_t i = 0; i < first; ++i) root.split();  // case i always comes from the i-th split
+  for (std::int64_t i = first; i < last; ++i) {
+    const rc::Random random = root.split();
+    rc::Shrinkable<ForwardCase> shrinkable = spec.gen(random, kGenerationSize);
+    const ForwardCase c = shrinkable.value();
+    const CheckResult r = spec.check(c);
+    ++run.cases;
+    ++run.families[std::string(family_name(c.family))];
+    run.elements += r.elements;
+    run.overflowed += r.overflowed;
+    run.nonfinite_inputs += r.nonfinite_inputs;
+    run.max_error_over_bound = std::max(run.max_error_over_bound, r.max_error_over_bound);
+    if (r.tool_error) {
+      ++run.tool_errors;
+      run.failures.push_back({reproduce_command(spec, options, i), "tool error: " + r.detail, c.summary(), "", 0});
+    } else if (!r.passed) {
+      ++run.failed;
+      FailureRecord f;
+      f.reproduce = reproduce_command(spec, options, i);
+      f.original = c.summary();
+      int budget = options.shrink_budget;
+      ForwardCase minimal = shrink_failure(spec, shrinkable, budget, f.shrink_steps);
+      minimal = simplify_values(spec, minimal, budget, f.shrink_steps);
+      f.minimised = minimal.summary();
+      if (minimal.explicit_values) f.minimised += "\n" + dump_problem(*minimal.explicit_values);
+      f.detail = spec.check(minimal).detail;
+      run.failures.push_back(std::move(f));
+    }
+    if (options.progress) options.progress(spec.name, i - first + 1, last - first);
+    if (run.failed + run.tool_errors >= options.max_failures) break;
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+}  // namespace ordo::properties

@@ -1,0 +1,66 @@
+#pragma once
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "properties/check_result.h"
+#include "properties/forward_case.h"
+
+namespace ordo::properties {
+
+// One property as the runner sees it: a case generator and a check. `expect_failure` marks a
+// self-test: the subject is a deliberately broken kernel, and the property passes only if the
+// check catches it.
+struct PropertySpec {
+  std::string name;         // e.g. "forward.kernel_equals_emulator"
+  std::string description;
+  std::string backend;      // "emulator", "cuda", "oracle"
+  std::string kernel;       // variant id, or the host implementation's id
+  std::string contract;
+  std::int64_t cases = 100;
+  rc::Gen<ForwardCase> gen = rc::gen::just(ForwardCase{});
+  std::function<CheckResult(const ForwardCase&)> check;
+  bool expect_failure = false;
+};
+
+struct FailureRecord {
+  std::string reproduce;  // a command line that re-runs exactly this case
+  std::string detail;     // what differed, on the minimised case
+  std::string original;   // the case as first found
+  std::string minimised;  // the case after shrinking (and value simplification)
+  int shrink_steps = 0;
+};
+
+struct PropertyRun {
+  std::string name, description, backend, kernel, contract;
+  bool expect_failure = false;
+  std::int64_t cases = 0;        // cases run
+  std::int64_t failed = 0;       // cases where the check failed
+  std::int64_t tool_errors = 0;  // cases that could not be checked
+  std::int64_t elements = 0;     // output elements compared / judged in total
+  std::int64_t overflowed = 0, nonfinite_inputs = 0;
+  double max_error_over_bound = 0;
+  std::map<std::string, std::int64_t> families;
+  std::vector<FailureRecord> failures;
+  double seconds = 0;
+  // pass: no failure and no tool error; for a self-test: at least one failure caught.
+  bool passed() const { return tool_errors == 0 && (expect_failure ? failed > 0 : failed == 0); }
+};
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::int64_t only_case = -1;      // run just this case index (reproduce)
+  std::int64_t cases_override = -1; // replace spec.cases
+  int max_failures = 1;             // stop a property after this many failures
+  int shrink_budget = 300;          // check evaluations spent minimising one failure
+  std::string reproduce_prefix = "ordo verify";
+  std::function<void(const std::string& property, std::int64_t done, std::int64_t total)> progress;
+};
+
+PropertyRun run_property(const PropertySpec& spec, const RunOptions& options);
+
+}  // namespace ordo::properties

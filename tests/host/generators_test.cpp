@@ -1,0 +1,112 @@
+// The generators must produce what they claim: a property over values that never occur proves nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/float_bits.h"
+#include "properties/forward_case.h"
+#include "properties/forward_suite.h"
+
+namespace ordo::properties {
+namespace {
+
+struct Seen {
+  int nan = 0, inf = 0, subnormal = 0, neg_zero = 0, pos_zero = 0, normal = 0;
+};
+
+Seen sample(ValueFamily f, int count = 4000) {
+  Rng rng(42);
+  Seen s;
+  for (int i = 0; i < count; ++i) {
+    const float v = sample_value(f, rng);
+    if (std::isnan(v)) ++s.nan;
+    else if (std::isinf(v)) ++s.inf;
+    else if (v == 0) (std::signbit(v) ? s.neg_zero : s.pos_zero)++;
+    else if (std::fpclassify(v) == FP_SUBNORMAL) ++s.subnormal;
+    else ++s.normal;
+  }
+  return s;
+}
+
+TEST(ValueFamilies, EachFamilyYieldsItsSpecialValues) {
+  EXPECT_GT(sample(ValueFamily::nan_inf).nan, 100);
+  EXPECT_GT(sample(ValueFamily::nan_inf).inf, 100);
+  EXPECT_GT(sample(ValueFamily::subnormal).subnormal, 1000);
+  EXPECT_GT(sample(ValueFamily::signed_zero).neg_zero, 1000);
+  EXPECT_GT(sample(ValueFamily::signed_zero).pos_zero, 1000);
+  const Seen uniform = sample(ValueFamily::uniform);
+  EXPECT_EQ(uniform.nan + uniform.inf + uniform.subnormal, 0);
+}
+
+TEST(ValueFamilies, NaNPayloadsAndSignsVary) {
+  Rng rng(7);
+  std::set<std::uint32_t> nan_bits;
+  for (int i = 0; i < 20000; ++i) {
+    const float v = sample_value(ValueFamily::nan_inf, rng);
+    if (std::isnan(v)) nan_bits.insert(bits_of(v));
+  }
+  EXPECT_GT(nan_bits.size(), 100u);  // not just the canonical NaN the GPU produces
+  bool negative = false;
+  for (std::uint32_t b : nan_bits) negative |= (b >> 31) != 0;
+  EXPECT_TRUE(negative);
+}
+
+TEST(ValueFamilies, OrderFamilyContainsTheReviewersValues) {
+  Rng rng(1);
+  std::set<float> seen;
+  for (int i = 0; i < 2000; ++i) seen.insert(sample_value(ValueFamily::order_2m24, rng));
+  EXPECT_TRUE(seen.count(1.0f) && seen.count(-1.0f) && seen.count(std::ldexp(1.0f, -24)));
+}
+
+TEST(ValueFamilies, CancellationCasesCancelExactly) {
+  ForwardCase c;
+  c.M = 3;
+  c.N = 4;
+  c.K = 8;
+  c.family = ValueFamily::cancellation;
+  c.seed = 99;
+  const ForwardProblem p = c.materialize();
+  for (std::int64_t m = 0; m < p.M; ++m)
+    for (std::int64_t n = 0; n < p.N; ++n)
+      for (std::int64_t k = 0; k < p.K; k += 2)
+        EXPECT_EQ(static_cast<double>(p.x_at(m, k)) * p.w_at(n, k), -static_cast<double>(p.x_at(m, k + 1)) * p.w_at(n, k + 1));
+}
+
+TEST(ShapeGenerator, HitsTileEdgesAndStaysWithinLimits) {
+  const ShapeLimits limits = gpu_shape_limits(1);
+  const auto gen = gen_forward_case(limits, all_families());
+  rc::Random root(3);
+  std::set<std::int64_t> dims;
+  for (int i = 0; i < 3000; ++i) {
+    const ForwardCase c = gen(root.split(), rc::kNominalSize).value();
+    EXPECT_GE(c.M, 1);
+    EXPECT_LE(c.M, limits.max_m);
+    EXPECT_LE(c.N, limits.max_n);
+    EXPECT_LE(c.K, limits.max_k);
+    EXPECT_LE(c.M * c.N * c.K, limits.max_volume);
+    dims.insert(c.M);
+    dims.insert(c.N);
+    dims.insert(c.K);
+  }
+  for (std::int64_t edge : {1, 127, 128, 129})
+    EXPECT_TRUE(dims.count(edge)) << "dimension " << edge << " never generated";
+  EXPECT_TRUE(std::any_of(dims.begin(), dims.end(), [](std::int64_t d) { return d > 4000; }));
+}
+
+TEST(ForwardCase, SameSeedSameValues) {
+  ForwardCase c;
+  c.M = 5;
+  c.N = 6;
+  c.K = 7;
+  c.family = ValueFamily::testfloat;
+  c.has_bias = true;
+  c.seed = 1234;
+  const ForwardProblem a = c.materialize(), b = c.materialize();
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.w, b.w);
+  EXPECT_EQ(*a.bias, *b.bias);
+}
+
+}  // namespace
+}  // namespace ordo::properties

@@ -1,0 +1,13 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace ordo::tools {
+
+// Each subcommand registers its options on `app` and returns the function that runs it.
+// command_line is the whole invocation, recorded in reports.
+void register_verify(CLI::App& app, int& exit_code, const std::string& command_line);
+void register_list(CLI::App& app, int& exit_code);
+
+}  // namespace ordo::tools

@@ -1,0 +1,31 @@
+#include <iostream>
+
+#include "core/contract.h"
+#include "kernels/forward_api.h"
+#include "tools/commands.h"
+
+namespace ordo::tools {
+
+void register_list(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("list", "List the contracts and the registered kernel variants (tiles)");
+  static bool show_mutants = false;
+  cmd->add_flag("--mutants", show_mutants, "also list the deliberately broken variants used by the self-test");
+  cmd->callback([&exit_code] {
+    std::cout << "Contracts\n";
+    for (const Contract* c : all_contracts()) {
+      for (const std::string& line : c->statement()) std::cout << "  " << line << "\n";
+      std::cout << "\n";
+    }
+    std::cout << "Kernel variants\n";
+    for (const KernelVariant& v : kernels::forward_variants()) {
+      if (v.is_mutant && !show_mutants) continue;
+      std::cout << "  " << v.id << (v.is_mutant ? "  [MUTANT]" : "") << "\n    contract " << v.contract_id
+                << ", tile " << v.tile_m << "x" << v.tile_n << "x" << v.tile_k << ", " << v.threads << " threads, "
+                << v.stages << " stage(s), " << v.instruction << ", sm_" << v.min_sm << "+\n    " << v.description
+                << "\n";
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace ordo::tools
