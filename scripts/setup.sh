@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ordo builds with. Idempotent: does nothing (quickly) when all are present.
+set -euo pipefail
+
+packages=(cmake g++ make git libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The CUDA toolkit (nvcc, cudart, cuBLAS) is not a Debian package of the right version: it must be
+# installed already. No GPU is needed to build or to run the host tests.
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: the CUDA toolkit (nvcc >= 12) is required to build ordo; install it under /usr/local/cuda" >&2
+  exit 1
+fi
