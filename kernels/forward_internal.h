@@ -1,0 +1,63 @@
+#pragma once
+// Internals of ordo_kernels shared by the registry, the validation and the launchers. Not part of the
+// public API (kernels/forward_api.h is): this header has CUDA runtime types in it.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/variant.h"
+#include "kernels/forward_api.h"
+
+namespace ordo::kernels::detail {
+
+// Everything a launcher needs, already validated: all pointers are device memory of the current
+// device, 4-byte aligned, y does not overlap the inputs, and M, N, K are within kMaxDim with a grid
+// that fits (see validate_forward).
+struct LaunchParams {
+  const float* x = nullptr;     // [M, K]
+  const float* w = nullptr;     // [N, K]
+  const float* bias = nullptr;  // [N] or nullptr
+  float* y = nullptr;           // [M, N]
+  int M = 0, N = 0, K = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// Returns the launch's own error (cudaLaunchKernel), and clears it from the runtime's last-error slot.
+using LaunchFn = cudaError_t (*)(const LaunchParams&);
+
+// Index limits shared by every kernel of this contract. Kernels keep row/column/k indices in int and
+// may form index + tile (up to +255) before masking, so each dimension stays below INT32_MAX - 255.
+// Every element offset is computed in 64 bits (size_t); an operand may hold at most 2^60 elements, so
+// byte offsets (elements * 4) never overflow 64 bits. All kernels use a 1-D grid of
+// ceil(M/tile_m) * ceil(N/tile_n) blocks, and gridDim.x is at most 2^31 - 1.
+inline constexpr std::int64_t kMaxDim = INT32_MAX - 255;
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 60;
+inline constexpr std::int64_t kMaxGridX = INT32_MAX;
+
+struct VariantEntry {
+  KernelVariant variant;
+  LaunchFn launch = nullptr;
+};
+
+// All registered variants with their launchers (forward_registry.cpp).
+const std::vector<VariantEntry>& variant_entries();
+
+// Fail-closed validation of one call (forward_validation.cpp). On success fills *params (stream
+// included) and returns ok; otherwise returns the first failing check's status, in the order
+// no_device, unsupported_device, wrong_dtype, bad_size, inconsistent_size, null_pointer,
+// host_pointer, wrong_device, misaligned, aliasing. (unknown_variant is decided by the caller.)
+Status validate_forward(const KernelVariant& v, const ForwardArgs& args, LaunchParams* params);
+
+// Launchers, one per variant (the .cu files).
+cudaError_t launch_fwd_f32_simt_128x128x16(const LaunchParams& p);
+cudaError_t launch_fwd_f32_simt_naive16x16(const LaunchParams& p);
+cudaError_t launch_mutant_k_reversed(const LaunchParams& p);
+cudaError_t launch_mutant_k_split_halves(const LaunchParams& p);
+cudaError_t launch_mutant_bias_first(const LaunchParams& p);
+
+// Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
+inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }
+
+}  // namespace ordo::kernels::detail

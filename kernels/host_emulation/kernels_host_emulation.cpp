@@ -1,0 +1,122 @@
+// ordo_kernels_host_emulation: runs the kernel sources of ordo_kernels on CPU threads (through the
+// cuda_runtime.h shim beside this file) and checks every output's bits against the contract's chain
+// acc = +0; for k ascending: acc = fma(x, w, acc); y = bias ? acc + b : acc (GPU NaN canonicalised),
+// for shapes with partial tiles, K tails, the float4 and the scalar load paths (via 4-byte offsets),
+// signed-zero, Inf and NaN families; and checks that nothing outside y is written and that each
+// mutant is caught. No GPU needed. Exit code 0 = all ok.
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+// The kernel sources themselves, compiled as C++ against the shim.
+#include "kernels/fwd_f32_simt_128x128x16.cu"
+#include "kernels/fwd_f32_simt_naive16x16.cu"
+#include "kernels/mutants/fwd_f32_mutants.cu"
+
+namespace {
+
+using ordo::kernels::detail::LaunchFn;
+using ordo::kernels::detail::LaunchParams;
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+float contract_chain(const LaunchParams& p, int m, int n) {
+  float acc = 0.0f;
+  for (int k = 0; k < p.K; ++k)
+    acc = emu_gpu_nan(std::fma(p.x[static_cast<size_t>(m) * p.K + k], p.w[static_cast<size_t>(n) * p.K + k], acc));
+  return p.bias ? emu_gpu_nan(acc + p.bias[n]) : acc;
+}
+
+enum class Family { uniform, tiny_signed_zero, with_inf, with_nan };
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::uniform: return "uniform";
+    case Family::tiny_signed_zero: return "tiny(-0)";
+    case Family::with_inf: return "inf";
+    case Family::with_nan: return "nan";
+  }
+  return "?";
+}
+
+int failures = 0;
+
+// expect_equal = false: the variant is a mutant and at least one output must differ.
+void check(const char* name, LaunchFn launch, int M, int N, int K, bool bias, int offset, Family fam,
+           bool expect_equal = true) {
+  std::mt19937 rng(static_cast<unsigned>(M * 131 + N * 7 + K));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto value = [&](std::size_t i, bool is_w) -> float {
+    switch (fam) {
+      case Family::tiny_signed_zero: return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);  // products underflow
+      case Family::with_inf: return i % 17 == 3 ? INFINITY : u(rng);
+      case Family::with_nan: return i % 23 == 5 ? NAN : u(rng);
+      case Family::uniform: break;
+    }
+    return u(rng);
+  };
+  const float sentinel = 12345.0f;
+  std::vector<float> xs(static_cast<size_t>(M) * K + 8), ws(static_cast<size_t>(N) * K + 8), bs(static_cast<size_t>(N)),
+      ys(static_cast<size_t>(M) * N + 8, sentinel);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = value(i, false);
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i] = value(i, true);
+  for (auto& v : bs) v = fam == Family::tiny_signed_zero ? 0.0f : u(rng);
+  LaunchParams p;
+  p.x = xs.data() + offset;  // offset 1 = 4-byte aligned only: the scalar load and store paths
+  p.w = ws.data() + offset;
+  p.bias = bias ? bs.data() : nullptr;
+  p.y = ys.data() + offset;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  launch(p);
+  long differ = 0, neg_zero = 0, outside = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const float want = contract_chain(p, m, n), got = p.y[static_cast<size_t>(m) * N + n];
+      neg_zero += bits(want) == 0x80000000u;
+      if (bits(want) != bits(got)) {
+        if (expect_equal && differ < 3)
+          std::printf("    %s m=%d n=%d: contract %08x, kernel %08x\n", name, m, n, bits(want), bits(got));
+        ++differ;
+      }
+    }
+  for (int i = 0; i < offset; ++i) outside += ys[static_cast<size_t>(i)] != sentinel;
+  for (std::size_t i = static_cast<size_t>(M) * N + offset; i < ys.size(); ++i) outside += ys[i] != sentinel;
+  const bool ok = outside == 0 && (expect_equal ? differ == 0 : differ > 0);
+  failures += !ok;
+  std::printf("%-6s %-28s M=%4d N=%4d K=%4d bias=%d %s %-9s %ld/%ld differ, %ld -0 outputs, %ld outside y\n",
+              ok ? "ok" : "FAIL", name, M, N, K, bias, offset ? "scalar" : "vec4  ", family_name(fam), differ,
+              static_cast<long>(M) * N, neg_zero, outside);
+}
+
+}  // namespace
+
+int main() {
+  using namespace ordo::kernels::detail;
+  struct Shape {
+    int M, N, K;
+  };
+  const Shape shapes[] = {{1, 1, 1}, {130, 129, 37}, {128, 128, 16}, {5, 200, 64}, {257, 3, 33}, {64, 64, 100}};
+  for (const Shape s : shapes)
+    for (int bias = 0; bias < 2; ++bias)
+      for (int offset = 0; offset < 2; ++offset) {
+        check("sm80.fwd.f32.fma.simt.128x128x16", launch_fwd_f32_simt_128x128x16, s.M, s.N, s.K, bias, offset,
+              Family::uniform);
+        check("sm80.fwd.f32.fma.simt.naive16x16", launch_fwd_f32_simt_naive16x16, s.M, s.N, s.K, bias, offset,
+              Family::uniform);
+      }
+  for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
+    for (int K : {1, 4, 5, 16, 20})
+      for (int offset = 0; offset < 2; ++offset)
+        check("sm80.fwd.f32.fma.simt.128x128x16", launch_fwd_f32_simt_128x128x16, 3, 5, K, false, offset, fam);
+  check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
+  check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
+  check("mutant.fwd.f32.bias-first", launch_mutant_bias_first, 33, 17, 64, true, 0, Family::uniform, false);
+  std::printf("%s\n", failures ? "FAILURES" : "all ok");
+  return failures ? 1 : 0;
+}
