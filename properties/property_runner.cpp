@@ -1,5 +1,6 @@
 #include "properties/property_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -73,6 +74,22 @@ std::string reproduce_command(const PropertySpec& spec, const RunOptions& option
 
 }  // namespace
 
+std::vector<std::string> classify_shape(const ForwardCase& c) {
+  std::vector<std::string> classes;
+  if (c.M == 1) classes.push_back("M=1");
+  if (c.N == 1) classes.push_back("N=1");
+  if (c.K == 1) classes.push_back("K=1");
+  auto near = [&](std::int64_t edge) {
+    for (std::int64_t d : {c.M, c.N, c.K})
+      if (d >= edge - 1 && d <= edge + 1) return true;
+    return false;
+  };
+  if (near(16)) classes.push_back("edge 16+-1");
+  if (near(128)) classes.push_back("edge 128+-1");
+  if (std::max({c.M, c.N, c.K}) >= 4096) classes.push_back("dim>=4096");
+  return classes;
+}
+
 PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
   PropertyRun run;
   run.name = spec.name;
@@ -95,6 +112,7 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
     const CheckResult r = spec.check(c);
     ++run.cases;
     ++run.families[std::string(family_name(c.family))];
+    for (const std::string& shape : classify_shape(c)) ++run.shape_classes[shape];
     run.elements += r.elements;
     run.overflowed += r.overflowed;
     run.nonfinite_inputs += r.nonfinite_inputs;

@@ -45,6 +45,7 @@ struct PropertyRun {
   std::int64_t overflowed = 0, nonfinite_inputs = 0;
   double max_error_over_bound = 0;
   std::map<std::string, std::int64_t> families;
+  std::map<std::string, std::int64_t> shape_classes;  // see classify_shape()
   std::vector<FailureRecord> failures;
   double seconds = 0;
   // pass: no failure and no tool error; for a self-test: at least one failure caught.
@@ -60,6 +61,10 @@ struct RunOptions {
   std::string reproduce_prefix = "ordo verify";
   std::function<void(const std::string& property, std::int64_t done, std::int64_t total)> progress;
 };
+
+// The shape classes a case counts towards, for coverage in reports: "M=1", "N=1", "K=1",
+// "edge 16+-1" (the k slab), "edge 128+-1" (the block tile), "dim>=4096".
+std::vector<std::string> classify_shape(const ForwardCase& c);
 
 PropertyRun run_property(const PropertySpec& spec, const RunOptions& options);
 

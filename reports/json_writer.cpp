@@ -34,6 +34,8 @@ nlohmann::json to_json(const Report& r) {
                           {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}});
     json families = json::object();
     for (const auto& [name, count] : run.families) families[name] = count;
+    json shapes = json::object();
+    for (const auto& [name, count] : run.shape_classes) shapes[name] = count;
     json row_json = {{"property", run.name},
                      {"description", run.description},
                      {"kernel", run.kernel},
@@ -47,6 +49,7 @@ nlohmann::json to_json(const Report& r) {
                      {"skipped", row.skipped},
                      {"elements", run.elements},
                      {"families", families},
+                     {"shape_classes", shapes},
                      {"max_error_over_bound", run.max_error_over_bound},
                      {"overflowed_elements", run.overflowed},
                      {"nonfinite_input_elements", run.nonfinite_inputs},

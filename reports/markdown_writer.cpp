@@ -48,11 +48,15 @@ std::string to_markdown(const Report& r) {
       any_skip = true;
       md << "- " << row.run.name << " (`" << row.run.kernel << "`): " << row.skip_reason << "\n";
     }
-  md << "\n## Value families per property\n\n";
+  md << "\n## Value families and shape classes per property\n\n";
   for (const ResultRow& row : r.results) {
     if (row.run.families.empty()) continue;
     md << "- " << row.run.name << " (`" << row.run.kernel << "`):";
     for (const auto& [name, count] : row.run.families) md << " " << name << " " << count << ";";
+    if (!row.run.shape_classes.empty()) {
+      md << " shapes:";
+      for (const auto& [name, count] : row.run.shape_classes) md << " " << name << " " << count << ";";
+    }
     md << "\n";
   }
   bool any_failure = false;
