@@ -45,7 +45,11 @@ TEST(KnownValues, SignedZeros) {
   // The chain starts at +0: fma(-0, 1, +0) = +0 under round to nearest; the bias -0 keeps +0.
   EXPECT_EQ(bits_of(emulate_one(dot_problem({-0.0f}, {1.0f}))), 0x00000000u);
   EXPECT_EQ(bits_of(emulate_one(dot_problem({-0.0f, -0.0f}, {1.0f, 1.0f}, -0.0f))), 0x00000000u);
-  // An exact cancellation gives +0 too.
+  // But a product that underflows rounds to a zero with its own sign: fma(-1e-30, 1e-30, +0) = -0.
+  // (So a kernel may not pad the K tail with +0 * +0: that would turn this -0 into +0.)
+  EXPECT_EQ(bits_of(emulate_one(dot_problem({-1e-30f}, {1e-30f}))), 0x80000000u);
+  EXPECT_EQ(bits_of(emulate_one(dot_problem({-1e-30f, 0.0f}, {1e-30f, -0.0f}))), 0x80000000u);
+  // An exact cancellation gives +0.
   EXPECT_EQ(bits_of(emulate_one(dot_problem({-1.0f, 1.0f}, {1.0f, 1.0f}))), 0x00000000u);
 }
 
