@@ -19,7 +19,7 @@ ShapeLimits gpu_shape_limits(int level) {
 Suite build_forward_suite(const SuiteOptions& o) {
   Suite s;
   const std::string contract = contract_fwd_f32_fma_chain().id;
-  const std::int64_t host_cases = o.level >= 2 ? 1000 : 200;
+  const std::int64_t host_cases = o.level >= 2 ? 2000 : 500;
   ForwardBackend* emulator = s.backends.emplace_back(make_emulator_backend(contract)).get();
   ForwardBackend* scalar = s.backends.emplace_back(make_scalar_reference_backend(contract)).get();
   const auto all = all_families();
@@ -57,7 +57,7 @@ Suite build_forward_suite(const SuiteOptions& o) {
 
   if (!o.gpu) return s;
   const ShapeLimits gpu = gpu_shape_limits(o.level);
-  const std::int64_t bitwise_cases = o.level >= 2 ? 6000 : 1000;
+  const std::int64_t bitwise_cases = o.level >= 2 ? 10000 : 1000;
   const std::int64_t other_cases = o.level >= 2 ? 1000 : 200;
   for (const std::string& id : o.gpu_variants) {
     ForwardBackend* kernel = s.backends.emplace_back(make_cuda_backend(id)).get();

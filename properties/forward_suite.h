@@ -9,9 +9,9 @@
 namespace ordo::properties {
 
 // The suite `ordo verify` runs, by level:
-//   level 1 (default; CI): every host property at >= 200 cases; GPU properties at ~1,000 cases.
-//   level 2 (qualifying a kernel on a GPU): GPU properties at >= 5,000 cases per variant, shapes up to
-//            M = 4096 and K, N = 6000.
+//   level 1 (default; CI): every host property at 500 cases; GPU properties at 200-1,000 cases.
+//   level 2 (qualifying a kernel on a GPU): host properties at 2,000 cases; kernel == emulator at 10,000
+//            cases per variant, the other GPU properties at 1,000; shapes up to M = 4096, K, N = 6000.
 struct SuiteOptions {
   int level = 1;
   bool gpu = false;                        // the GPU properties are added only when a device is present
