@@ -13,13 +13,13 @@ done
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 echo "== commit $(cat "$here/COMMIT")"
+echo "== bench"
+"$here/ordo_bench_forward" --json "$out/bench.json" > "$out/bench.log" 2>&1 || status=1
+cat "$out/bench.log"
 echo "== GPU tests"
 RC_PARAMS="max_success=300 seed=20261130" "$here/ordo_gpu_tests" --gtest_output="json:$out/gpu-tests.json" > "$out/gpu-tests.log" 2>&1 || status=1
 tail -n 25 "$out/gpu-tests.log"
 echo "== ordo verify --level $level"
-"$here/ordo" verify --level "$level" --require-gpu --out "$out/verify" > "$out/verify.log" 2>&1 || status=1
+timeout "${ORDO_VERIFY_TIMEOUT:-3600}" "$here/ordo" verify --level "$level" --require-gpu --out "$out/verify" > "$out/verify.log" 2>&1 || status=1
 grep -vE '^  \.\.\.' "$out/verify.log" | tail -n 30
-echo "== bench"
-"$here/ordo_bench_forward" --json "$out/bench.json" > "$out/bench.log" 2>&1 || status=1
-cat "$out/bench.log"
 exit $status
