@@ -10,26 +10,19 @@
 namespace ordo::kernels::detail {
 namespace {
 
-__global__ void __launch_bounds__(256) fwd_f32_simt_naive16x16_kernel(const float* __restrict__ x,
-                                                                     const float* __restrict__ w,
-                                                                     const float* __restrict__ bias,
-                                                                     float* __restrict__ y, int M, int N, int K,
-                                                                     unsigned tiles_n) {
-  const int m = static_cast<int>(blockIdx.x / tiles_n) * 16 + static_cast<int>(threadIdx.y);
-  const int n = static_cast<int>(blockIdx.x % tiles_n) * 16 + static_cast<int>(threadIdx.x);
-  if (m >= M || n >= N) return;
-  const float* xr = x + static_cast<size_t>(m) * static_cast<size_t>(K);
-  const float* wr = w + static_cast<size_t>(n) * static_cast<size_t>(K);
-  float acc = 0.0f;  // +0
-  for (int k = 0; k < K; ++k) acc = __fmaf_rn(xr[k], wr[k], acc);
-  y[static_cast<size_t>(m) * static_cast<size_t>(N) + static_cast<size_t>(n)] =
-      bias != nullptr ? __fadd_rn(acc, bias[n]) : acc;
-}
+// The contract's chain, written plainly.
+struct ContractChain {
+  __device__ static float compute(const float* xr, const float* wr, int K, const float* b) {
+    float acc = 0.0f;  // +0
+    for (int k = 0; k < K; ++k) acc = __fmaf_rn(xr[k], wr[k], acc);
+    return b != nullptr ? __fadd_rn(acc, *b) : acc;
+  }
+};
 
 }  // namespace
 
 cudaError_t launch_fwd_f32_simt_naive16x16(const LaunchParams& p) {
-  return launch_simple_16x16(reinterpret_cast<const void*>(&fwd_f32_simt_naive16x16_kernel), p);
+  return launch_simple_16x16<ContractChain>(p);
 }
 
 }  // namespace ordo::kernels::detail

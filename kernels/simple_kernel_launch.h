@@ -1,14 +1,31 @@
 #pragma once
-// Launch helper for the simple one-thread-per-output kernels (naive16x16 and the mutants), which all
-// take (x, w, bias, y, M, N, K, tiles_n) and run 16x16 thread blocks on a 1-D grid of
-// ceil(M/16) * ceil(N/16) blocks (blockIdx.x walks the N tiles fastest). CUDA sources only.
+// The simple one-thread-per-output kernels (naive16x16 and the mutants): one kernel template that
+// finds its output (m, n) and its rows of X and W, and a `Chain` policy that says how the output is
+// computed from them: `__device__ static float compute(const float* xr, const float* wr, int K,
+// const float* b)` (b points at b[n], or is null without a bias). 16x16 thread blocks on a 1-D grid
+// of ceil(M/16) * ceil(N/16) blocks, blockIdx.x walking the N tiles fastest. CUDA sources only.
 #include <cuda_runtime.h>
 
 #include "kernels/forward_internal.h"
 
 namespace ordo::kernels::detail {
 
-inline cudaError_t launch_simple_16x16(const void* kernel, const LaunchParams& p) {
+template <class Chain>
+__global__ void __launch_bounds__(256) simple_16x16_kernel(const float* __restrict__ x, const float* __restrict__ w,
+                                                           const float* __restrict__ bias, float* __restrict__ y,
+                                                           int M, int N, int K, unsigned tiles_n) {
+  const int m = static_cast<int>(blockIdx.x / tiles_n) * 16 + static_cast<int>(threadIdx.y);
+  const int n = static_cast<int>(blockIdx.x % tiles_n) * 16 + static_cast<int>(threadIdx.x);
+  if (m >= M || n >= N) return;
+  const float* xr = x + static_cast<size_t>(m) * static_cast<size_t>(K);
+  const float* wr = w + static_cast<size_t>(n) * static_cast<size_t>(K);
+  y[static_cast<size_t>(m) * static_cast<size_t>(N) + static_cast<size_t>(n)] =
+      Chain::compute(xr, wr, K, bias != nullptr ? bias + n : nullptr);
+}
+
+template <class Chain>
+cudaError_t launch_simple_16x16(const LaunchParams& p) {
+  const void* kernel = reinterpret_cast<const void*>(&simple_16x16_kernel<Chain>);
   const auto tiles_m = static_cast<unsigned>(ceil_div(p.M, 16));
   unsigned tiles_n = static_cast<unsigned>(ceil_div(p.N, 16));
   const float* x = p.x;
