@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "oracle/error_bound.h"
+#include "oracle/exact_dot_mpfr.h"
 #include "oracle/mpfr_value.h"
 
 namespace ordo::oracle {
@@ -17,25 +18,16 @@ bool inputs_finite(const ForwardProblem& p, std::int64_t m, std::int64_t n) {
 }
 
 void require_exact(int ternary, const char* what) {
-  // A non-zero ternary value means MPFR rounded: the precision argument of numerics §3 failed.
   if (ternary != 0) throw std::logic_error(std::string("exact oracle rounded in ") + what);
 }
 
-// sum and sum_abs receive sum_k x*w (+ b) and sum_k |x*w| (+ |b|), both exact.
+std::optional<float> bias_of(const ForwardProblem& p, std::int64_t n) {
+  if (!p.bias) return std::nullopt;
+  return (*p.bias)[static_cast<std::size_t>(n)];
+}
+
 void exact_sums(const ForwardProblem& p, std::int64_t m, std::int64_t n, MpfrValue& sum, MpfrValue& sum_abs) {
-  mpfr_set_zero(sum.get(), 1);
-  mpfr_set_zero(sum_abs.get(), 1);
-  for (std::int64_t k = 0; k < p.K; ++k) {
-    // A binary32 product has at most 48 significant bits and lies in [2^-298, 2^256): exact in binary64.
-    const double product = static_cast<double>(p.x_at(m, k)) * static_cast<double>(p.w_at(n, k));
-    require_exact(mpfr_add_d(sum.get(), sum.get(), product, MPFR_RNDN), "sum");
-    require_exact(mpfr_add_d(sum_abs.get(), sum_abs.get(), std::fabs(product), MPFR_RNDN), "sum_abs");
-  }
-  if (p.bias) {
-    const double b = (*p.bias)[static_cast<std::size_t>(n)];
-    require_exact(mpfr_add_d(sum.get(), sum.get(), b, MPFR_RNDN), "sum+bias");
-    require_exact(mpfr_add_d(sum_abs.get(), sum_abs.get(), std::fabs(b), MPFR_RNDN), "sum_abs+bias");
-  }
+  mpfr_exact_dot(p.x.data() + m * p.K, p.w.data() + n * p.K, p.K, bias_of(p, n), sum.get(), sum_abs.get());
 }
 
 }  // namespace

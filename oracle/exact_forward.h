@@ -34,8 +34,5 @@ ElementVerdict judge_fma_chain_element(const ForwardProblem& p, std::int64_t m, 
 // The correctly rounded FP32 value of the exact output (m, n); NaN/Inf inputs give NaN.
 float correctly_rounded_forward_element(const ForwardProblem& p, std::int64_t m, std::int64_t n);
 
-// The exact value's precision: FP32 products lie in [2^-298, 2^256) and the bias in [2^-149, 2^128),
-// so a sum of K < 2^32 of them fits in 554 + 32 + 1 bits of fixed point; 640 leaves margin.
-inline constexpr long kExactPrecisionBits = 640;
 
 }  // namespace ordo::oracle

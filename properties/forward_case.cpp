@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "core/float_bits.h"
+#include "oracle/exact_dot_mpfr.h"
+#include "oracle/mpfr_value.h"
 
 namespace ordo::properties {
 namespace {
@@ -27,6 +29,47 @@ void impose_swamping(ForwardProblem& p, Rng& rng) {
   for (std::int64_t n = 0; n < p.N; ++n) p.w[n * p.K] = rng.coin(2) ? 1.0f : -1.0f;
 }
 
+// Ogita-Rump-Oishi GenDot (SISC 2005, Algorithm 6.1) on row 0 of X and row 0 of W, in binary32: the
+// first half of the terms has random exponents up to b/2, b = log2(condition); each later term is
+// chosen to cancel the exact dot product so far, so the final sum is tiny against sum |x_k w_k|.
+void impose_gendot(ForwardProblem& p, Rng& rng) {
+  const std::int64_t K = p.K;
+  if (K < 4) return;
+  const double b = rng.in_range(0, 100);  // condition numbers up to 2^100, about 1e30
+  auto uniform = [&] { return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-53 * 2.0 - 1.0); };
+  float* x = p.x.data();
+  float* w = p.w.data();
+  const std::int64_t half = K / 2;
+  for (std::int64_t k = 0; k < half; ++k) {
+    const int e = k == 0 ? static_cast<int>(b / 2) : rng.in_range(0, static_cast<int>(b / 2));
+    x[k] = std::ldexp(uniform(), e);
+    w[k] = std::ldexp(uniform(), e);
+  }
+  oracle::MpfrValue dot(oracle::kExactPrecisionBits);
+  for (std::int64_t k = half; k < K; ++k) {
+    const int e = static_cast<int>(std::lround(b / 2 * static_cast<double>(K - 1 - k) / static_cast<double>(K - half)));
+    x[k] = std::ldexp(uniform(), e);
+    if (x[k] == 0) x[k] = 1.0f;
+    oracle::mpfr_exact_dot(x, w, k, std::nullopt, dot.get());
+    const float so_far = oracle::mpfr_round_to_float(dot.get());
+    w[k] = (std::ldexp(uniform(), e) - so_far) / x[k];
+  }
+  for (std::int64_t k = K - 1; k > 0; --k) {  // the same random permutation of both rows
+    const auto j = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(k + 1));
+    std::swap(x[k], x[j]);
+    std::swap(w[k], w[j]);
+  }
+}
+
+// Every product -0: X all -0, W all positive (from the family's sampler), bias -0; one time in four
+// a single +0 product, which makes the exact sum +0.
+void impose_negative_zero(ForwardProblem& p, Rng& rng) {
+  for (float& v : p.x) v = -0.0f;
+  if (p.bias)
+    for (float& v : *p.bias) v = -0.0f;
+  if (rng.coin(4)) p.x[rng.next() % p.x.size()] = 0.0f;
+}
+
 }  // namespace
 
 ForwardProblem ForwardCase::materialize() const {
@@ -46,6 +89,8 @@ ForwardProblem ForwardCase::materialize() const {
   }
   if (family == ValueFamily::cancellation) impose_cancellation(p);
   if (family == ValueFamily::swamping) impose_swamping(p, rng);
+  if (family == ValueFamily::gendot) impose_gendot(p, rng);
+  if (family == ValueFamily::negative_zero) impose_negative_zero(p, rng);
   return p;
 }
 

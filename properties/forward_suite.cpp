@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/contract.h"
+#include "oracle/tc_fdpa_model.h"
+#include "properties/exact_checks.h"
 #include "properties/forward_checks.h"
 
 namespace ordo::properties {
@@ -50,6 +52,25 @@ Suite build_forward_suite(const SuiteOptions& o) {
       "a contiguous shard of W's rows (output columns) gives exactly that slice of the whole output",
       "emulator", emulator->kernel_id(), host_cases, gen_forward_case(host, all),
       [emulator](const ForwardCase& c) { return check_column_shard_equals_slice(*emulator, c); });
+  add("exact.superacc_vs_mpfr",
+      "the superaccumulator and MPFR agree exactly, and on the rounded binary32, bfloat16 and binary64 results",
+      "oracle", "host.superaccumulator", o.level >= 2 ? 50000 : 4000,
+      gen_forward_case({.max_m = 3, .max_n = 3, .max_k = 4096, .max_volume = 1 << 14}, all),
+      [](const ForwardCase& c) { return check_superacc_equals_mpfr(c); });
+  for (const auto& [arch, params] : {std::pair{"sm80", oracle::tc_fdpa_params_sm80()},
+                                     std::pair{"sm90", oracle::tc_fdpa_params_sm90()}}) {
+    PropertySpec spec;
+    spec.name = "bound.tc_fdpa_model_within_bound";
+    spec.description = std::string("the T-FDPA model (") + arch +
+                       " parameters) on bfloat16 operands stays within the tensor-core chain bound of the exact result";
+    spec.backend = "oracle";
+    spec.kernel = std::string("host.tc-fdpa-model.") + arch;
+    spec.contract = std::string("model.tc-fdpa.") + arch;
+    spec.cases = host_cases;
+    spec.gen = gen_forward_case(host, all);
+    spec.check = [params](const ForwardCase& c) { return check_tc_model_within_bound(params, c); };
+    s.properties.push_back(std::move(spec));
+  }
   add("exact.order_independent",
       "the exact oracle's correctly rounded result is unchanged by any permutation of k",
       "oracle", "host.mpfr", host_cases, gen_forward_case(host, all),

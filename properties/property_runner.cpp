@@ -124,6 +124,10 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
     run.overflowed += r.overflowed;
     run.nonfinite_inputs += r.nonfinite_inputs;
     run.max_error_over_bound = std::max(run.max_error_over_bound, r.max_error_over_bound);
+    if (r.max_error_over_bound > 0) {
+      double& family_max = run.max_error_over_bound_by_family[std::string(family_name(c.family))];
+      family_max = std::max(family_max, r.max_error_over_bound);
+    }
     if (r.tool_error) {
       ++run.tool_errors;
       run.failures.push_back({reproduce_command(spec, options, i), "tool error: " + r.detail, c.summary(), "", 0});

@@ -4,6 +4,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "oracle/tc_fdpa_model.h"
+
 namespace ordo::properties {
 namespace {
 
@@ -49,6 +51,10 @@ std::string_view family_name(ValueFamily f) {
     case ValueFamily::overflow_edge: return "overflow_edge";
     case ValueFamily::nan_inf: return "nan_inf";
     case ValueFamily::testfloat: return "testfloat";
+    case ValueFamily::gendot: return "gendot";
+    case ValueFamily::subnormal_only: return "subnormal_only";
+    case ValueFamily::negative_zero: return "negative_zero";
+    case ValueFamily::bf16_values: return "bf16_values";
   }
   return "?";
 }
@@ -57,7 +63,8 @@ const std::vector<ValueFamily>& all_families() {
   static const std::vector<ValueFamily> all{
       ValueFamily::uniform,      ValueFamily::wide_exponent, ValueFamily::order_2m24, ValueFamily::ties,
       ValueFamily::cancellation, ValueFamily::swamping,      ValueFamily::subnormal,  ValueFamily::signed_zero,
-      ValueFamily::overflow_edge, ValueFamily::nan_inf,      ValueFamily::testfloat};
+      ValueFamily::overflow_edge, ValueFamily::nan_inf,      ValueFamily::testfloat,  ValueFamily::gendot,
+      ValueFamily::subnormal_only, ValueFamily::negative_zero, ValueFamily::bf16_values};
   return all;
 }
 
@@ -109,6 +116,14 @@ float sample_value(ValueFamily f, Rng& rng) {
       const int e = kExponents[rng.in_range(0, static_cast<int>(std::size(kExponents)) - 1)];
       return make_float(rng.coin(2), e, structured_fraction(rng));
     }
+    case ValueFamily::gendot:
+      return normal_in(rng, -8, 8);  // rows other than row 0; row 0 is rebuilt by impose_gendot
+    case ValueFamily::subnormal_only:
+      return std::bit_cast<float>((rng.coin(2) ? 0x80000000u : 0u) | (1u + static_cast<std::uint32_t>(rng.next() % 0x7FFFFFu)));
+    case ValueFamily::negative_zero:
+      return std::fabs(normal_in(rng, -8, 8));  // signs and zeros are imposed on the whole problem
+    case ValueFamily::bf16_values:
+      return oracle::round_to_bf16(normal_in(rng, -60, 60));
   }
   return 0.0f;
 }

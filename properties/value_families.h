@@ -21,6 +21,11 @@ enum class ValueFamily {
   overflow_edge,  // magnitudes near FLT_MAX, products near 2^128 (Inf, Inf - Inf = NaN)
   nan_inf,        // NaN (any payload, either sign) and +-Inf among ordinary values
   testfloat,      // exponent table x significand patterns (single bits, runs of ones, all ones)
+  gendot,         // row 0 x row 0 is an ill-conditioned dot product, condition number up to 1e30
+                  // (Ogita, Rump, Oishi, "Accurate sum and dot product", SISC 2005, Algorithm 6.1)
+  subnormal_only, // every operand subnormal: every product lies below 2^-252
+  negative_zero,  // every product -0 (and a -0 bias), or all but one: the sign of an exact zero
+  bf16_values,    // every value exactly representable in bfloat16 (8-bit significand)
 };
 
 std::string_view family_name(ValueFamily f);

@@ -34,6 +34,8 @@ nlohmann::json to_json(const Report& r) {
                           {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}});
     json families = json::object();
     for (const auto& [name, count] : run.families) families[name] = count;
+    json tightness = json::object();
+    for (const auto& [name, ratio] : run.max_error_over_bound_by_family) tightness[name] = ratio;
     json shapes = json::object();
     for (const auto& [name, count] : run.shape_classes) shapes[name] = count;
     json row_json = {{"property", run.name},
@@ -51,6 +53,7 @@ nlohmann::json to_json(const Report& r) {
                      {"families", families},
                      {"shape_classes", shapes},
                      {"max_error_over_bound", run.max_error_over_bound},
+                     {"max_error_over_bound_by_family", tightness},
                      {"overflowed_elements", run.overflowed},
                      {"nonfinite_input_elements", run.nonfinite_inputs},
                      {"seconds", run.seconds},

@@ -59,6 +59,15 @@ std::string to_markdown(const Report& r) {
     }
     md << "\n";
   }
+  bool any_tightness = false;
+  for (const ResultRow& row : r.results) {
+    if (row.run.max_error_over_bound_by_family.empty()) continue;
+    if (!any_tightness) md << "\n## Tightness of the error bound (max error / bound) per value family\n\n";
+    any_tightness = true;
+    md << "- " << row.run.name << " (`" << row.run.kernel << "`, " << row.run.contract << "):";
+    for (const auto& [name, ratio] : row.run.max_error_over_bound_by_family) md << " " << name << " " << fmt_double(ratio) << ";";
+    md << "\n";
+  }
   bool any_failure = false;
   for (const ResultRow& row : r.results) {
     for (const auto& f : row.run.failures) {
