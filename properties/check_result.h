@@ -12,6 +12,8 @@ struct CheckResult {
   std::string detail;  // for a failure: the first differing element, both values in hex, its inputs
   std::int64_t elements = 0;            // output elements compared or judged
   double max_error_over_bound = 0;      // bound properties: the tightness seen in this case
+  double max_relative_error = 0;        // against the exact result (bound properties)
+  double normwise_relative_error = 0;   // ||y - exact||_F / ||exact||_F (bound properties)
   std::int64_t overflowed = 0;          // finite inputs, non-finite output (bound premise excluded)
   std::int64_t nonfinite_inputs = 0;    // elements with NaN/Inf among their inputs
 

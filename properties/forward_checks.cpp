@@ -8,6 +8,7 @@
 
 #include "core/float_bits.h"
 #include "oracle/exact_forward.h"
+#include "oracle/exact_gemm.h"
 #include "oracle/parallel_for.h"
 
 namespace ordo::properties {
@@ -97,6 +98,9 @@ CheckResult check_within_error_bound(ForwardBackend& subject, const ForwardCase&
   r.overflowed = overflowed;
   r.nonfinite_inputs = nonfinite;
   r.max_error_over_bound = max_ratio;
+  const oracle::ErrorSummary errors = oracle::summarize_errors(got.y, oracle::exact_forward(p));
+  r.max_relative_error = errors.max_relative_error;
+  r.normwise_relative_error = errors.normwise_relative_error;
   if (first_violation >= 0) {
     const std::int64_t m = first_violation / p.N, n = first_violation % p.N;
     std::ostringstream os;

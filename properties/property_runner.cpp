@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 namespace ordo::properties {
@@ -124,6 +125,10 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
     run.overflowed += r.overflowed;
     run.nonfinite_inputs += r.nonfinite_inputs;
     run.max_error_over_bound = std::max(run.max_error_over_bound, r.max_error_over_bound);
+    // Finite only: a case whose exact result is all zeros has no relative error to speak of.
+    if (std::isfinite(r.max_relative_error)) run.max_relative_error = std::max(run.max_relative_error, r.max_relative_error);
+    if (std::isfinite(r.normwise_relative_error))
+      run.max_normwise_relative_error = std::max(run.max_normwise_relative_error, r.normwise_relative_error);
     if (r.max_error_over_bound > 0) {
       double& family_max = run.max_error_over_bound_by_family[std::string(family_name(c.family))];
       family_max = std::max(family_max, r.max_error_over_bound);

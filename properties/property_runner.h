@@ -44,6 +44,7 @@ struct PropertyRun {
   std::int64_t elements = 0;     // output elements compared / judged in total
   std::int64_t overflowed = 0, nonfinite_inputs = 0;
   double max_error_over_bound = 0;
+  double max_relative_error = 0, max_normwise_relative_error = 0;  // against the exact result
   std::map<std::string, double> max_error_over_bound_by_family;
   std::map<std::string, std::int64_t> families;
   std::map<std::string, std::int64_t> shape_classes;  // see classify_shape()

@@ -54,6 +54,8 @@ nlohmann::json to_json(const Report& r) {
                      {"shape_classes", shapes},
                      {"max_error_over_bound", run.max_error_over_bound},
                      {"max_error_over_bound_by_family", tightness},
+                     {"max_relative_error", run.max_relative_error},
+                     {"max_normwise_relative_error", run.max_normwise_relative_error},
                      {"overflowed_elements", run.overflowed},
                      {"nonfinite_input_elements", run.nonfinite_inputs},
                      {"seconds", run.seconds},

@@ -66,6 +66,9 @@ std::string to_markdown(const Report& r) {
     any_tightness = true;
     md << "- " << row.run.name << " (`" << row.run.kernel << "`, " << row.run.contract << "):";
     for (const auto& [name, ratio] : row.run.max_error_over_bound_by_family) md << " " << name << " " << fmt_double(ratio) << ";";
+    if (row.run.max_relative_error > 0)
+      md << " max relative error against the exact result " << fmt_double(row.run.max_relative_error)
+         << ", max normwise " << fmt_double(row.run.max_normwise_relative_error) << ";";
     md << "\n";
   }
   bool any_failure = false;
