@@ -28,8 +28,8 @@ Decoded decode(float f) {
 
 // True when every value is a normal binary32 (no zero, subnormal, Inf or NaN): then the fast path
 // needs no per-term case analysis. A branch-free reduction the compiler vectorises.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-bool all_normal(const float* v, std::int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) bool all_normal(const float* v,
+                                                                                              std::int64_t n) {
   std::uint32_t bad = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::uint32_t e = (bits_of(v[i]) >> 23) & 0xFFu;
@@ -40,16 +40,32 @@ bool all_normal(const float* v, std::int64_t n) {
 
 // For normal operands only: each product's bin (see add_products) and its signed 48-bit significand.
 // Branch-free and vectorised (32x32 -> 64-bit multiplies); the scatter into bins stays scalar.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void decode_normal_products(const float* a, const float* b, int n, std::uint32_t* bin, std::int64_t* value) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void decode_normal_products(
+    const float* a, const float* b, int n, std::uint32_t* bin, std::int64_t* value, std::uint32_t* min_bin,
+    std::uint32_t* max_bin) {
+  std::uint32_t lo = *min_bin, hi = *max_bin;
   for (int i = 0; i < n; ++i) {
     const std::uint32_t ua = bits_of(a[i]), ub = bits_of(b[i]);
     const std::uint64_t m = static_cast<std::uint64_t>((ua & 0x7FFFFFu) | 0x800000u) * ((ub & 0x7FFFFFu) | 0x800000u);
     const std::uint64_t negative = (ua ^ ub) >> 31;
     bin[i] = ((ua >> 23) & 0xFFu) + ((ub >> 23) & 0xFFu) - 2u;
     value[i] = static_cast<std::int64_t>((m ^ (0 - negative)) + negative);
+    lo = std::min(lo, bin[i]);
+    hi = std::max(hi, bin[i]);
   }
+  *min_bin = lo;
+  *max_bin = hi;
 }
+
+constexpr int kBins = 507;  // see add_products
+
+// The exponent bins of add_products, per thread, all zero between calls: only the bins a call used
+// are folded and re-zeroed, so short vectors do not pay for all 507.
+struct BinScratch {
+  std::int64_t even[kBins] = {};
+  std::int64_t odd[kBins] = {};
+};
+thread_local BinScratch bin_scratch;
 
 }  // namespace
 
@@ -97,8 +113,10 @@ void Superaccumulator::add_product(float a, float b) {
   }
   const bool negative = std::signbit(a) != std::signbit(b);
   if (std::isinf(a) || std::isinf(b)) {
-    if (a == 0 || b == 0) nan_ = true;  // Inf * 0
-    else (negative ? neg_inf_ : pos_inf_) = true;
+    if (a == 0 || b == 0)
+      nan_ = true;  // Inf * 0
+    else
+      (negative ? neg_inf_ : pos_inf_) = true;
     return;
   }
   if (a == 0 || b == 0) {
@@ -120,14 +138,13 @@ void Superaccumulator::add_products(const float* a, const float* b, std::int64_t
   // A product's lsb exponent is (max(e_a,1) - 150) + (max(e_b,1) - 150) for biased exponents e, so
   // bin = max(e_a,1) + max(e_b,1) - 2 in [0, 506] is its bit index above 2^-298. Each bin is an int64
   // of 48-bit significands: 2^15 additions cannot overflow it, then the bins are folded into chunks.
-  constexpr int kBins = 507;
   constexpr std::int64_t kBlock = 1 << 15;
-  std::int64_t bins[kBins], odd_bins[kBins];
+  std::int64_t* bins = bin_scratch.even;
+  std::int64_t* odd_bins = bin_scratch.odd;
   any_term_ = true;
   bool any_nonzero = false, any_positive_zero = false;
   for (std::int64_t start = 0; start < K; start += kBlock) {
-    std::memset(bins, 0, sizeof bins);
-    std::memset(odd_bins, 0, sizeof odd_bins);
+    std::uint32_t lo = kBins, hi = 0;
     const std::int64_t end = std::min(K, start + kBlock);
     if (all_normal(a + start, end - start) && all_normal(b + start, end - start)) {
       constexpr int kPiece = 512;  // decoded on the stack, then scattered
@@ -135,7 +152,7 @@ void Superaccumulator::add_products(const float* a, const float* b, std::int64_t
       std::int64_t value[kPiece];
       for (std::int64_t k = start; k < end; k += kPiece) {
         const int n = static_cast<int>(std::min<std::int64_t>(kPiece, end - k));
-        decode_normal_products(a + k, b + k, n, bin, value);
+        decode_normal_products(a + k, b + k, n, bin, value, &lo, &hi);
         // Two bin arrays, even and odd terms: consecutive products with the same exponent (common in
         // real data) would otherwise chain every read-modify-write on the previous one.
         int i = 0;
@@ -148,26 +165,30 @@ void Superaccumulator::add_products(const float* a, const float* b, std::int64_t
       any_nonzero = true;
     } else {
       for (std::int64_t k = start; k < end; ++k) {
-      const std::uint32_t ua = bits_of(a[k]), ub = bits_of(b[k]);
-      const std::uint32_t ea = (ua >> 23) & 0xFF, eb = (ub >> 23) & 0xFF;
-      if (ea == 0xFF || eb == 0xFF) {  // NaN or Inf: the rare slow path keeps the policy in one place
-        add_product(a[k], b[k]);
-        continue;
-      }
-      const std::uint64_t ma = (ua & 0x7FFFFFu) | (ea ? 0x800000u : 0u);
-      const std::uint64_t mb = (ub & 0x7FFFFFu) | (eb ? 0x800000u : 0u);
-      const std::uint64_t m = ma * mb;
-      const std::uint64_t negative = (ua ^ ub) >> 31;
-      bins[(ea ? ea : 1) + (eb ? eb : 1) - 2] += static_cast<std::int64_t>((m ^ (0 - negative)) + negative);
+        const std::uint32_t ua = bits_of(a[k]), ub = bits_of(b[k]);
+        const std::uint32_t ea = (ua >> 23) & 0xFF, eb = (ub >> 23) & 0xFF;
+        if (ea == 0xFF || eb == 0xFF) {  // NaN or Inf: the rare slow path keeps the policy in one place
+          add_product(a[k], b[k]);
+          continue;
+        }
+        const std::uint64_t ma = (ua & 0x7FFFFFu) | (ea ? 0x800000u : 0u);
+        const std::uint64_t mb = (ub & 0x7FFFFFu) | (eb ? 0x800000u : 0u);
+        const std::uint64_t m = ma * mb;
+        const std::uint64_t negative = (ua ^ ub) >> 31;
+        const std::uint32_t index = (ea ? ea : 1) + (eb ? eb : 1) - 2;
+        bins[index] += static_cast<std::int64_t>((m ^ (0 - negative)) + negative);
+        lo = std::min(lo, index);
+        hi = std::max(hi, index);
         any_nonzero |= m != 0;
         any_positive_zero |= (m == 0) & (negative == 0);
       }
     }
-    for (int i = 0; i < kBins; ++i) {
-      bins[i] += odd_bins[i];  // each holds < 2^14 significands below 2^48: the sum cannot overflow
-      if (bins[i] == 0) continue;
-      const bool negative = bins[i] < 0;
-      add_magnitude(negative, negative ? 0 - static_cast<std::uint64_t>(bins[i]) : static_cast<std::uint64_t>(bins[i]), i);
+    for (int i = static_cast<int>(lo); i <= static_cast<int>(hi); ++i) {
+      const std::int64_t v = bins[i] + odd_bins[i];  // each < 2^14 significands below 2^48: no overflow
+      bins[i] = odd_bins[i] = 0;
+      if (v == 0) continue;
+      const bool negative = v < 0;
+      add_magnitude(negative, negative ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v), i);
     }
   }
   if (any_nonzero || any_positive_zero) all_negative_zero_ = false;
