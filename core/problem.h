@@ -13,6 +13,11 @@ struct ForwardProblem {
   std::optional<std::vector<float>> bias;  // [N]
 
   float x_at(std::int64_t m, std::int64_t k) const { return x[static_cast<std::size_t>(m * K + k)]; }
+  const float* x_row(std::int64_t m) const { return x.data() + m * K; }
+  const float* w_row(std::int64_t n) const { return w.data() + n * K; }
+  std::optional<float> bias_at(std::int64_t n) const {
+    return bias ? std::optional<float>((*bias)[static_cast<std::size_t>(n)]) : std::nullopt;
+  }
   float w_at(std::int64_t n, std::int64_t k) const { return w[static_cast<std::size_t>(n * K + k)]; }
   bool shapes_consistent() const {
     return M >= 1 && N >= 1 && K >= 1 && x.size() == static_cast<std::size_t>(M * K) &&

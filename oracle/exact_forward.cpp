@@ -21,13 +21,8 @@ void require_exact(int ternary, const char* what) {
   if (ternary != 0) throw std::logic_error(std::string("exact oracle rounded in ") + what);
 }
 
-std::optional<float> bias_of(const ForwardProblem& p, std::int64_t n) {
-  if (!p.bias) return std::nullopt;
-  return (*p.bias)[static_cast<std::size_t>(n)];
-}
-
 void exact_sums(const ForwardProblem& p, std::int64_t m, std::int64_t n, MpfrValue& sum, MpfrValue& sum_abs) {
-  mpfr_exact_dot(p.x.data() + m * p.K, p.w.data() + n * p.K, p.K, bias_of(p, n), sum.get(), sum_abs.get());
+  mpfr_exact_dot(p.x_row(m), p.w_row(n), p.K, p.bias_at(n), sum.get(), sum_abs.get());
 }
 
 }  // namespace

@@ -31,10 +31,8 @@ CheckResult check_superacc_equals_mpfr(const ForwardCase& c) {
   oracle::MpfrValue judge(oracle::kExactPrecisionBits), converted(oracle::kExactPrecisionBits + 64);
   for (std::int64_t m = 0; m < p.M; ++m)
     for (std::int64_t n = 0; n < p.N; ++n) {
-      const float* x = p.x.data() + m * p.K;
-      const float* w = p.w.data() + n * p.K;
-      std::optional<float> bias;
-      if (p.bias) bias = (*p.bias)[static_cast<std::size_t>(n)];
+      const float *x = p.x_row(m), *w = p.w_row(n);
+      const std::optional<float> bias = p.bias_at(n);
       acc.clear();
       acc.add_products(x, w, p.K);
       if (bias) acc.add(*bias);
@@ -74,10 +72,8 @@ CheckResult check_tc_model_within_bound(const oracle::TcFdpaParams& params, cons
       weight(oracle::kExactPrecisionBits), error(oracle::kExactPrecisionBits + 64), bound(oracle::kBoundPrecisionBits);
   for (std::int64_t m = 0; m < p.M; ++m)
     for (std::int64_t n = 0; n < p.N; ++n) {
-      const float* x = p.x.data() + m * p.K;
-      const float* w = p.w.data() + n * p.K;
-      std::optional<float> bias;
-      if (p.bias) bias = (*p.bias)[static_cast<std::size_t>(n)];
+      const float *x = p.x_row(m), *w = p.w_row(n);
+      const std::optional<float> bias = p.bias_at(n);
       ++r.elements;
       bool finite = !bias || std::isfinite(*bias);
       for (std::int64_t k = 0; k < p.K && finite; ++k) finite = std::isfinite(x[k]) && std::isfinite(w[k]);
