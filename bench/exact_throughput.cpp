@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/build_info.h"
 #include "oracle/exact_dot_mpfr.h"
 #include "oracle/exact_gemm.h"
 #include "oracle/mpfr_value.h"
@@ -91,6 +92,8 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json out;
+  out["tool"] = {{"version", ordo::build_version()}, {"git_commit", ordo::build_git_commit()},
+                 {"git_dirty", ordo::build_git_dirty()}};
   out["method"] = "single thread, random wide-exponent binary32 vectors, best of 7 rounds of >= 0.05 s, time per call / K";
   std::printf("%8s %14s %14s %14s %10s\n", "K", "superacc ns/t", "MPFR ns/t", "float ns/t", "speedup");
   for (long K : ks) {
