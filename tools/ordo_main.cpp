@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   ordo::tools::register_verify(app, exit_code, command_line);
   ordo::tools::register_list(app, exit_code);
+  ordo::tools::register_probe(app, exit_code, command_line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

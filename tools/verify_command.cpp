@@ -11,6 +11,7 @@
 #include "properties/forward_suite.h"
 #include "reports/report.h"
 #include "tools/commands.h"
+#include "tools/result_printing.h"
 
 namespace ordo::tools {
 namespace {
@@ -59,18 +60,6 @@ reports::ResultRow fail_closed_row(const std::string& variant, const std::string
   }
   row.run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return row;
-}
-
-void print_row(const reports::ResultRow& row) {
-  const auto& r = row.run;
-  const std::string v = row.verdict();
-  std::printf("  %-6s %-42s %-34s %7lld cases %4lld failed %6lld skipped %8.1f s\n",
-              v == "pass" ? "PASS" : v == "inconclusive" ? "SKIP" : "FAIL", r.name.c_str(), r.kernel.c_str(),
-              static_cast<long long>(r.cases), static_cast<long long>(r.failed), static_cast<long long>(row.skipped),
-              r.seconds);
-  if (v != "pass" && v != "inconclusive")
-    for (const auto& f : r.failures) std::printf("         %s\n         reproduce: %s\n", f.detail.c_str(), f.reproduce.c_str());
-  std::fflush(stdout);
 }
 
 int run_verify(const VerifyOptions& o) {

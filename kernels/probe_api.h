@@ -1,0 +1,19 @@
+#pragma once
+// Micro-kernels that expose one tensor-core instruction to the host, for `ordo probe`. No CUDA
+// types here.
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ordo::kernels {
+
+// Runs `tiles` independent 16x16x16 BF16 tensor-core products D = A * B + C, one warp per tile, through
+// nvcuda::wmma (which compiles to two mma.sync.m16n8k16.row.col.f32.bf16.bf16.f32 per tile on sm_80 and
+// sm_90: every output is one m16n8k16 instruction's result over k = 0..15 with C as its accumulator).
+// a: [tiles][16 m][16 k] bf16 bits; bt: [tiles][16 n][16 k] bf16 bits (B transposed, k contiguous);
+// c, d: [tiles][16 m][16 n] FP32.
+Status run_bf16_mma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
+                          const std::vector<float>& c, std::vector<float>& d, int tiles);
+
+}  // namespace ordo::kernels

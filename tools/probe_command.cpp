@@ -1,0 +1,69 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "kernels/forward_api.h"
+#include "kernels/probe_api.h"
+#include "properties/tc_probe.h"
+#include "reports/report.h"
+#include "tools/commands.h"
+#include "tools/result_printing.h"
+
+namespace ordo::tools {
+namespace {
+
+struct ProbeCommandOptions {
+  int tiles = 4000;
+  std::uint64_t seed = 1;
+  std::string out_dir = "ordo-probe";
+};
+
+int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
+  reports::Report report;
+  report.command = command_line;
+  report.seed = o.seed;
+  report.started_at = reports::utc_now_iso8601();
+  report.environment = reports::probe_environment(true);
+  if (!report.environment.gpu) {
+    std::printf("ordo probe: not run: no usable CUDA device (%s)\n", report.environment.gpu_absent_reason.c_str());
+    return 3;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  properties::ProbeOptions po;
+  po.random_tiles = o.tiles;
+  po.seed = o.seed;
+  po.device_sm = report.environment.gpu->sm;
+  std::printf("ordo probe: %s (sm_%d), %d random tiles (%d outputs), seed %llu\n", report.environment.gpu->name.c_str(),
+              po.device_sm, o.tiles, o.tiles * 256, static_cast<unsigned long long>(o.seed));
+  for (properties::PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) {
+    reports::ResultRow row{std::move(run), 0, ""};
+    print_row(row);
+    report.results.push_back(std::move(row));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::create_directories(o.out_dir);
+  std::ofstream(o.out_dir + "/probe.json") << reports::to_json(report).dump(2) << "\n";
+  std::ofstream(o.out_dir + "/probe.md") << reports::to_markdown(report);
+  std::printf("\n%s (%.1f s)\nreport: %s/probe.json, %s/probe.md\n", report.all_passed() ? "PASS" : "FAIL",
+              report.seconds, o.out_dir.c_str(), o.out_dir.c_str());
+  return report.all_passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void register_probe(CLI::App& app, int& exit_code, const std::string& command_line) {
+  static ProbeCommandOptions o;
+  CLI::App* cmd = app.add_subcommand(
+      "probe",
+      "Measure the BF16 tensor-core arithmetic of the GPU at hand against the T-FDPA model: a random differential "
+      "test against every known parameter set, and targeted probes (rounding, truncation, NaN bits, Inf rules, sign "
+      "of an exact zero, overflow, subnormals). Exit 0 only if the expected set matches everywhere; 3 without a GPU.");
+  cmd->add_option("--tiles", o.tiles, "random 16x16x16 tiles (256 outputs each)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--seed", o.seed, "seed of the random tiles")->capture_default_str();
+  cmd->add_option("--out", o.out_dir, "folder for probe.json and probe.md")->capture_default_str();
+  cmd->callback([&exit_code, &command_line] { exit_code = run_probe(o, command_line); });
+}
+
+}  // namespace ordo::tools
