@@ -1,6 +1,10 @@
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
+
+#include "core/float_bits.h"
 
 #include "backends/backend.h"
 #include "kernels/forward_api.h"
@@ -34,20 +38,39 @@ class CudaBackend final : public ForwardBackend {
     const KernelVariant* v = kernels::find_forward_variant(variant_id_);
     if (!v) throw std::invalid_argument("unknown kernel variant " + variant_id_);
     contract_id_ = v->contract_id;
+    operand_dtype_ = v->operand_dtype;
   }
   std::string name() const override { return "cuda"; }
   std::string kernel_id() const override { return variant_id_; }
   std::string contract_id() const override { return contract_id_; }
 
   BackendResult forward(const ForwardProblem& p) override {
-    const std::size_t xb = p.x.size() * 4, wb = p.w.size() * 4, yb = static_cast<std::size_t>(p.M * p.N) * 4;
+    // bf16 operands travel as their bit patterns: the problem must hold bfloat16 values exactly.
+    std::vector<std::uint16_t> xh, wh;
+    const bool bf16 = operand_dtype_ == DType::bf16;
+    if (bf16) {
+      for (const auto* src : {&p.x, &p.w}) {
+        auto& dst = src == &p.x ? xh : wh;
+        dst.reserve(src->size());
+        for (float f : *src) {
+          const std::uint32_t u = bits_of(f);
+          if ((u & 0xFFFFu) != 0 && !std::isnan(f))
+            return {Status::error(StatusCode::tool_error, "operand value " + describe_float(f) + " is not a bfloat16"), {}};
+          dst.push_back(static_cast<std::uint16_t>(u >> 16));
+        }
+      }
+    }
+    const std::size_t es = bf16 ? 2 : 4;
+    const std::size_t xb = p.x.size() * es, wb = p.w.size() * es, yb = static_cast<std::size_t>(p.M * p.N) * 4;
+    const void* xsrc = bf16 ? static_cast<const void*>(xh.data()) : p.x.data();
+    const void* wsrc = bf16 ? static_cast<const void*>(wh.data()) : p.w.data();
     DeviceBuffer dx, dw, db, dy;
     cudaError_t e;
     if ((e = dx.allocate(xb)) || (e = dw.allocate(wb)) || (e = dy.allocate(yb)) ||
         (p.bias && (e = db.allocate(p.bias->size() * 4))))
       return {cuda_status(e, "cudaMalloc"), {}};
-    if ((e = cudaMemcpy(dx.get(), p.x.data(), xb, cudaMemcpyHostToDevice)) ||
-        (e = cudaMemcpy(dw.get(), p.w.data(), wb, cudaMemcpyHostToDevice)) ||
+    if ((e = cudaMemcpy(dx.get(), xsrc, xb, cudaMemcpyHostToDevice)) ||
+        (e = cudaMemcpy(dw.get(), wsrc, wb, cudaMemcpyHostToDevice)) ||
         (p.bias && (e = cudaMemcpy(db.get(), p.bias->data(), p.bias->size() * 4, cudaMemcpyHostToDevice))))
       return {cuda_status(e, "cudaMemcpy to device"), {}};
     // Poison the output: an element the kernel fails to write shows up as a mismatch, never as a
@@ -55,8 +78,8 @@ class CudaBackend final : public ForwardBackend {
     if ((e = cudaMemset(dy.get(), 0xA5, yb))) return {cuda_status(e, "cudaMemset"), {}};
 
     kernels::ForwardArgs a;
-    a.x = {dx.get(), DType::f32, p.M, p.K};
-    a.w = {dw.get(), DType::f32, p.N, p.K};
+    a.x = {dx.get(), operand_dtype_, p.M, p.K};
+    a.w = {dw.get(), operand_dtype_, p.N, p.K};
     if (p.bias) a.bias = {db.get(), DType::f32, 1, p.N};
     a.y = dy.get();
     a.y_rows = p.M;
@@ -73,6 +96,7 @@ class CudaBackend final : public ForwardBackend {
  private:
   std::string variant_id_;
   std::string contract_id_;
+  DType operand_dtype_ = DType::f32;
 };
 
 }  // namespace

@@ -1,8 +1,10 @@
+#include <optional>
 #include <stdexcept>
 
 #include "backends/backend.h"
 #include "core/contract.h"
 #include "oracle/fma_chain_emulator.h"
+#include "oracle/tc_chain_emulator.h"
 
 namespace ordo {
 namespace {
@@ -10,14 +12,18 @@ namespace {
 class EmulatorBackend final : public ForwardBackend {
  public:
   EmulatorBackend(std::string contract_id, bool scalar) : contract_id_(std::move(contract_id)), scalar_(scalar) {
-    if (contract_id_ != contract_fwd_f32_fma_chain().id)
+    if (contract_id_ == contract_fwd_bf16_tc_fdpa_sm80().id) tc_params_ = oracle::tc_fdpa_params_sm80();
+    else if (contract_id_ == contract_fwd_bf16_tc_fdpa_sm90().id) tc_params_ = oracle::tc_fdpa_params_sm90();
+    else if (contract_id_ != contract_fwd_f32_fma_chain().id)
       throw std::invalid_argument("no host emulator for contract " + contract_id_);
+    if (tc_params_ && scalar_) throw std::invalid_argument("no scalar reference for contract " + contract_id_);
   }
   std::string name() const override { return scalar_ ? "scalar-reference" : "emulator"; }
   std::string kernel_id() const override { return scalar_ ? "host.scalar-reference" : "host.emulator"; }
   std::string contract_id() const override { return contract_id_; }
   BackendResult forward(const ForwardProblem& p) override {
     if (!p.shapes_consistent()) return {Status::error(StatusCode::inconsistent_size, "problem shapes"), {}};
+    if (tc_params_) return {Status::success(), oracle::emulate_forward_tc_chain(p, *tc_params_)};
     return {Status::success(),
             scalar_ ? oracle::reference_forward_fma_chain(p) : oracle::emulate_forward_fma_chain(p)};
   }
@@ -25,6 +31,7 @@ class EmulatorBackend final : public ForwardBackend {
  private:
   std::string contract_id_;
   bool scalar_;
+  std::optional<oracle::TcFdpaParams> tc_params_;
 };
 
 }  // namespace

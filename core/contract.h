@@ -9,7 +9,9 @@ namespace ordo {
 // contract (a CUDA kernel and the host emulator) must produce the same bits for every input.
 // Tile parameters that cannot change bits (block sizes, warps, stages) are not part of a contract.
 enum class AccumulationModel {
-  fma_chain,  // acc = +0; for k ascending: acc = fma_rn(x[k], w[k], acc)
+  fma_chain,     // acc = +0; for k ascending: acc = fma_rn(x[k], w[k], acc)
+  tc_fdpa_sm80,  // BF16 tensor-core chain, T-FDPA with L = 8, F = 24 (oracle/tc_fdpa_model.h)
+  tc_fdpa_sm90,  // BF16 tensor-core chain, T-FDPA with L = 16, F = 25
 };
 
 enum class BiasPlacement {
@@ -32,6 +34,8 @@ struct Contract {
 };
 
 const Contract& contract_fwd_f32_fma_chain();
+const Contract& contract_fwd_bf16_tc_fdpa_sm80();
+const Contract& contract_fwd_bf16_tc_fdpa_sm90();
 const std::vector<const Contract*>& all_contracts();
 const Contract* find_contract(std::string_view id);
 

@@ -16,8 +16,10 @@ namespace ordo::kernels::detail {
 // device, 4-byte aligned, y does not overlap the inputs, and M, N, K are within kMaxDim with a grid
 // that fits (see validate_forward).
 struct LaunchParams {
-  const float* x = nullptr;     // [M, K]
-  const float* w = nullptr;     // [N, K]
+  const float* x = nullptr;     // [M, K], f32 variants
+  const float* w = nullptr;     // [N, K], f32 variants
+  const std::uint16_t* x_bf16 = nullptr;  // [M, K], bf16 variants (bit patterns)
+  const std::uint16_t* w_bf16 = nullptr;  // [N, K], bf16 variants
   const float* bias = nullptr;  // [N] or nullptr
   float* y = nullptr;           // [M, N]
   int M = 0, N = 0, K = 0;
@@ -56,6 +58,7 @@ cudaError_t launch_fwd_f32_simt_naive16x16(const LaunchParams& p);
 cudaError_t launch_mutant_k_reversed(const LaunchParams& p);
 cudaError_t launch_mutant_k_split_halves(const LaunchParams& p);
 cudaError_t launch_mutant_bias_first(const LaunchParams& p);
+cudaError_t launch_fwd_bf16_wmma_32x32x16(const LaunchParams& p);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }

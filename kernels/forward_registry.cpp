@@ -30,6 +30,24 @@ KernelVariant make_variant(std::string id, int tm, int tn, int tk, int threads, 
   return v;
 }
 
+KernelVariant make_bf16_variant(int arch, int max_sm) {
+  KernelVariant v;
+  v.id = "sm" + std::to_string(arch) + ".fwd.bf16.mma-sync.32x32x16";
+  v.contract_id = "fwd.bf16.tc-fdpa-sm" + std::to_string(arch) + "/1";
+  v.tile_m = 32;
+  v.tile_n = 32;
+  v.tile_k = 16;
+  v.threads = 128;
+  v.stages = 1;
+  v.instruction = "mma.sync.m16n8k16 (wmma)";
+  v.min_sm = arch;
+  v.max_sm = max_sm;
+  v.operand_dtype = DType::bf16;
+  v.description = "portable BF16 tensor-core baseline: 4 warps, each a 16x16 wmma tile over k steps of 16 staged in "
+                  "shared memory; the accumulator is the C operand of every instruction; bias added after in FP32";
+  return v;
+}
+
 }  // namespace
 
 const std::vector<VariantEntry>& variant_entries() {
@@ -52,6 +70,8 @@ const std::vector<VariantEntry>& variant_entries() {
       {make_variant("mutant.fwd.f32.bias-first", 16, 16, 1, 256, 1, true,
                     "MUTANT: the chain starts from b[n] instead of +0 and no bias is added at the end"),
        &launch_mutant_bias_first},
+      {make_bf16_variant(90, 90), &launch_fwd_bf16_wmma_32x32x16},
+      {make_bf16_variant(80, 89), &launch_fwd_bf16_wmma_32x32x16},
   };
   return entries;
 }

@@ -57,22 +57,29 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
                          "cudaDeviceGetAttribute(compute capability) failed: " + cuda_error_text(e));
   }
   const int sm = major * 10 + minor;
+  if (v.max_sm != 0 && sm > v.max_sm)
+    return Status::error(StatusCode::unsupported_device,
+                         "current device " + std::to_string(device) + " is sm_" + std::to_string(sm) + "; variant " +
+                             v.id + " reproduces contract " + v.contract_id + " only up to sm_" +
+                             std::to_string(v.max_sm) + " (newer tensor cores round differently)");
   if (sm < v.min_sm)
     return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(device) + " is sm_" +
                                                              std::to_string(sm) + "; variant " + v.id +
                                                              " needs sm_" + std::to_string(v.min_sm) +
                                                              " or newer");
 
-  // --- wrong_dtype: this contract is f32 in, f32 out -----------------------------------------------
+  // --- wrong_dtype: operands as the variant says, bias and output f32 ---------------------------------
   const bool has_bias = a.bias.data != nullptr;
-  auto dtype_error = [&](const char* name, DType t) {
+  auto dtype_error = [&](const char* name, DType t, DType want) {
     return Status::error(StatusCode::wrong_dtype, std::string(name) + " is " + std::string(dtype_name(t)) +
-                                                      "; contract " + v.contract_id + " needs f32");
+                                                      "; contract " + v.contract_id + " needs " +
+                                                      std::string(dtype_name(want)));
   };
-  if (a.x.dtype != DType::f32) return dtype_error("x.dtype", a.x.dtype);
-  if (a.w.dtype != DType::f32) return dtype_error("w.dtype", a.w.dtype);
-  if (has_bias && a.bias.dtype != DType::f32) return dtype_error("bias.dtype", a.bias.dtype);
-  if (a.y_dtype != DType::f32) return dtype_error("y_dtype", a.y_dtype);
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(v.operand_dtype));  // operand element bytes
+  if (a.x.dtype != v.operand_dtype) return dtype_error("x.dtype", a.x.dtype, v.operand_dtype);
+  if (a.w.dtype != v.operand_dtype) return dtype_error("w.dtype", a.w.dtype, v.operand_dtype);
+  if (has_bias && a.bias.dtype != DType::f32) return dtype_error("bias.dtype", a.bias.dtype, DType::f32);
+  if (a.y_dtype != DType::f32) return dtype_error("y_dtype", a.y_dtype, DType::f32);
 
   // --- bad_size ----------------------------------------------------------------------------------
   const std::int64_t M = a.x.rows, K = a.x.cols, N = a.w.rows;
@@ -117,8 +124,8 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
   if (!a.y) return Status::error(StatusCode::null_pointer, "y is null");
 
-  const Operand ops[4] = {{"x", a.x.data, M * K * 4},
-                          {"w", a.w.data, N * K * 4},
+  const Operand ops[4] = {{"x", a.x.data, M * K * es},
+                          {"w", a.w.data, N * K * es},
                           {"y", a.y, M * N * 4},
                           {"bias", a.bias.data, has_bias ? N * 4 : 0}};
   const int n_ops = has_bias ? 4 : 3;
@@ -158,9 +165,11 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   // --- misaligned --------------------------------------------------------------------------------
   for (int i = 0; i < n_ops; ++i) {
     const auto p = reinterpret_cast<std::uintptr_t>(ops[i].ptr);
-    if (p % 4 != 0)
-      return Status::error(StatusCode::misaligned,
-                           std::string(ops[i].name) + " (" + hex(p) + ") is not 4-byte aligned (f32)");
+    const auto align = static_cast<std::uintptr_t>(i < 2 ? es : 4);  // x, w: operand size; y, bias: f32
+    if (p % align != 0)
+      return Status::error(StatusCode::misaligned, std::string(ops[i].name) + " (" + hex(p) + ") is not " +
+                                                       std::to_string(align) + "-byte aligned (" +
+                                                       std::string(dtype_name(i < 2 ? v.operand_dtype : DType::f32)) + ")");
   }
 
   // --- aliasing: y's byte range against every input's ----------------------------------------------
@@ -181,8 +190,13 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
                                                      " [" + hex(p0) + ", " + hex(p1) + ")");
   }
 
-  params->x = static_cast<const float*>(a.x.data);
-  params->w = static_cast<const float*>(a.w.data);
+  if (v.operand_dtype == DType::bf16) {
+    params->x_bf16 = static_cast<const std::uint16_t*>(a.x.data);
+    params->w_bf16 = static_cast<const std::uint16_t*>(a.w.data);
+  } else {
+    params->x = static_cast<const float*>(a.x.data);
+    params->w = static_cast<const float*>(a.w.data);
+  }
   params->bias = has_bias ? static_cast<const float*>(a.bias.data) : nullptr;
   params->y = static_cast<float*>(a.y);
   params->M = static_cast<int>(M);

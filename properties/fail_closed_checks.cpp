@@ -42,10 +42,10 @@ struct Buffers {
   Buffers& operator=(const Buffers&) = delete;
 };
 
-kernels::ForwardArgs valid_args(const Buffers& buf) {
+kernels::ForwardArgs valid_args(const Buffers& buf, DType operand) {
   kernels::ForwardArgs a;
-  a.x = {buf.x, DType::f32, kM, kK};
-  a.w = {buf.w, DType::f32, kN, kK};
+  a.x = {buf.x, operand, kM, kK};
+  a.w = {buf.w, operand, kN, kK};
   a.bias = {buf.b, DType::f32, 1, kN};
   a.y = buf.y;
   a.y_rows = kM;
@@ -67,7 +67,8 @@ std::vector<Scenario> scenarios() {
   return {
       {"unknown variant id", StatusCode::unknown_variant,
        [](A&, std::string& v, Buffers&, void*, void*) { v = "no.such.variant"; }},
-      {"x is bf16", StatusCode::wrong_dtype, on_args([](A& a) { a.x.dtype = DType::bf16; })},
+      {"x has the other operand dtype (f32 <-> bf16)", StatusCode::wrong_dtype,
+       on_args([](A& a) { a.x.dtype = a.x.dtype == DType::f32 ? DType::bf16 : DType::f32; })},
       {"w is f16", StatusCode::wrong_dtype, on_args([](A& a) { a.w.dtype = DType::f16; })},
       {"bias is f64", StatusCode::wrong_dtype, on_args([](A& a) { a.bias.dtype = DType::f64; })},
       {"y is bf16", StatusCode::wrong_dtype, on_args([](A& a) { a.y_dtype = DType::bf16; })},
@@ -85,13 +86,16 @@ std::vector<Scenario> scenarios() {
        [](A& a, std::string&, Buffers&, void* host, void*) { a.x.data = host; }},
       {"w is pinned host memory", StatusCode::host_pointer,
        [](A& a, std::string&, Buffers&, void*, void* pinned) { a.w.data = pinned; }},
-      {"x is misaligned by 2 bytes", StatusCode::misaligned,
-       on_args([](A& a) { a.x.data = static_cast<const char*>(a.x.data) + 2; })},
+      {"x is misaligned by 1 byte", StatusCode::misaligned,
+       on_args([](A& a) { a.x.data = static_cast<const char*>(a.x.data) + 1; })},
       {"bias is misaligned by 1 byte", StatusCode::misaligned,
        on_args([](A& a) { a.bias.data = static_cast<const char*>(a.bias.data) + 1; })},
       {"y is x", StatusCode::aliasing, [](A& a, std::string&, Buffers& b, void*, void*) { a.x.data = b.y; }},
       {"y overlaps the end of w", StatusCode::aliasing,
-       [](A& a, std::string&, Buffers& b, void*, void*) { a.w.data = b.y - (kN * kK - 3); }},
+       [](A& a, std::string&, Buffers& b, void*, void*) {
+         // w's last 12 bytes are y's first 12, whatever the operand size.
+         a.w.data = reinterpret_cast<const char*>(b.y) - (kN * kK * static_cast<std::int64_t>(dtype_size(a.w.dtype)) - 12);
+       }},
       {"y overlaps the bias", StatusCode::aliasing,
        [](A& a, std::string&, Buffers& b, void*, void*) { a.bias.data = b.y + 2; }},
   };
@@ -101,6 +105,9 @@ std::vector<Scenario> scenarios() {
 
 std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& variant_id) {
   std::vector<FailClosedOutcome> outcomes;
+  const KernelVariant* variant = kernels::find_forward_variant(variant_id);
+  if (!variant) throw std::invalid_argument("unknown kernel variant " + variant_id);
+  const DType operand = variant->operand_dtype;
   Buffers buf;
   std::vector<float> host_block(kN * kK + 64, 1.0f);
   void* pinned = nullptr;
@@ -109,10 +116,10 @@ std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& vari
 
   for (const Scenario& s : scenarios()) {
     cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
-    kernels::ForwardArgs args = valid_args(buf);
-    std::string variant = variant_id;
-    s.mutate(args, variant, buf, host_block.data(), pinned);
-    const Status st = kernels::forward(variant, args);
+    kernels::ForwardArgs args = valid_args(buf, operand);
+    std::string called_variant = variant_id;
+    s.mutate(args, called_variant, buf, host_block.data(), pinned);
+    const Status st = kernels::forward(called_variant, args);
     cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     FailClosedOutcome o;
@@ -128,7 +135,7 @@ std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& vari
   // would prove nothing).
   {
     cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
-    const Status st = kernels::forward(variant_id, valid_args(buf));
+    const Status st = kernels::forward(variant_id, valid_args(buf, operand));
     cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     FailClosedOutcome o;
@@ -158,7 +165,7 @@ std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& vari
       cuda_check(cudaMalloc(&other, kM * kK * sizeof(float)), "cudaMalloc");
       cuda_check(cudaSetDevice(current), "cudaSetDevice");
       cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
-      kernels::ForwardArgs args = valid_args(buf);
+      kernels::ForwardArgs args = valid_args(buf, operand);
       args.x.data = other;
       const Status st = kernels::forward(variant_id, args);
       cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");

@@ -8,6 +8,7 @@
 #include "core/float_bits.h"
 #include "oracle/exact_dot_mpfr.h"
 #include "oracle/mpfr_value.h"
+#include "oracle/tc_fdpa_model.h"
 
 namespace ordo::properties {
 namespace {
@@ -91,6 +92,10 @@ ForwardProblem ForwardCase::materialize() const {
   if (family == ValueFamily::swamping) impose_swamping(p, rng);
   if (family == ValueFamily::gendot) impose_gendot(p, rng);
   if (family == ValueFamily::negative_zero) impose_negative_zero(p, rng);
+  if (bf16_operands) {
+    for (float& v : p.x) v = oracle::round_to_bf16(v);
+    for (float& v : p.w) v = oracle::round_to_bf16(v);
+  }
   return p;
 }
 
@@ -99,7 +104,7 @@ std::string ForwardCase::summary() const {
   std::snprintf(buf, sizeof buf, "M=%lld N=%lld K=%lld %s family=%s seed=0x%016llx%s", static_cast<long long>(M),
                 static_cast<long long>(N), static_cast<long long>(K), has_bias ? "bias" : "no-bias",
                 std::string(family_name(family)).c_str(), static_cast<unsigned long long>(seed),
-                explicit_values ? " (values minimised)" : "");
+                explicit_values ? " (values minimised)" : bf16_operands ? " bf16" : "");
   return buf;
 }
 
@@ -116,9 +121,9 @@ rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
   return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::elementOf(edges)}, {3, log_uniform}});
 }
 
-rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families) {
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {
   return rc::gen::apply(
-      [limits](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed) {
+      [limits, bf16_operands](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed) {
         // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
         while (M * N * K > limits.max_volume) {
           std::int64_t& largest = (M >= N && M >= K) ? M : (N >= K ? N : K);
@@ -131,6 +136,7 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
         c.family = f;
         c.has_bias = bias;
         c.seed = seed;
+        c.bf16_operands = bf16_operands;
         return c;
       },
       gen_dimension(limits.max_m), gen_dimension(limits.max_n), gen_dimension(limits.max_k),

@@ -27,6 +27,7 @@ struct ForwardCase {
   ValueFamily family = ValueFamily::uniform;
   bool has_bias = false;
   std::uint64_t seed = 0;
+  bool bf16_operands = false;  // X and W rounded to bfloat16 (for contracts with bf16 operands)
   std::optional<ForwardProblem> explicit_values;
 
   ForwardProblem materialize() const;
@@ -35,7 +36,8 @@ struct ForwardCase {
 
 // Sizes at and around the kernels' tile edges (1, 16, 32, 64, 128, ...) are drawn with high weight.
 rc::Gen<std::int64_t> gen_dimension(std::int64_t max);
-rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families);
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families,
+                                      bool bf16_operands = false);
 
 // RapidCheck prints counterexamples through this.
 void showValue(const ForwardCase& c, std::ostream& os);

@@ -1,8 +1,10 @@
 #include "properties/forward_suite.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/contract.h"
+#include "kernels/forward_api.h"
 #include "oracle/tc_fdpa_model.h"
 #include "properties/exact_checks.h"
 #include "properties/forward_checks.h"
@@ -32,7 +34,7 @@ Suite build_forward_suite(const SuiteOptions& o) {
                  std::int64_t cases, rc::Gen<ForwardCase> gen, std::function<CheckResult(const ForwardCase&)> check,
                  bool expect_failure = false) {
     s.properties.push_back({std::move(name), std::move(description), std::move(backend), std::move(kernel), contract,
-                            cases, std::move(gen), std::move(check), expect_failure});
+                            cases, std::move(gen), std::move(check), expect_failure, ""});
   };
   const ShapeLimits host = host_shape_limits();
 
@@ -81,18 +83,31 @@ Suite build_forward_suite(const SuiteOptions& o) {
   const std::int64_t bitwise_cases = o.level >= 2 ? 10000 : 1000;
   const std::int64_t other_cases = o.level >= 2 ? 1000 : 200;
   for (const std::string& id : o.gpu_variants) {
+    const KernelVariant* v = kernels::find_forward_variant(id);
+    if (!v) throw std::invalid_argument("unknown kernel variant " + id);
     ForwardBackend* kernel = s.backends.emplace_back(make_cuda_backend(id)).get();
-    add("forward.kernel_equals_emulator", "kernel output == emulator output, bit for bit, NaN bits included",
-        "cuda", id, bitwise_cases, gen_forward_case(gpu, all),
-        [kernel, emulator](const ForwardCase& c) { return check_bitwise_equal(*kernel, *emulator, c); });
-    add("forward.kernel_batch_invariance",
-        "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",
-        "cuda", id, other_cases, gen_forward_case(gpu, all),
-        [kernel](const ForwardCase& c) { return check_batch_invariance(*kernel, c, std::max<std::int64_t>(2, c.M)); });
-    add("forward.kernel_column_shard_equals_slice",
-        "a contiguous shard of W's rows gives exactly that slice of the whole output", "cuda", id, other_cases,
-        gen_forward_case(gpu, all),
-        [kernel](const ForwardCase& c) { return check_column_shard_equals_slice(*kernel, c); });
+    ForwardBackend* reference = v->contract_id == contract ? emulator
+                                                           : s.backends.emplace_back(make_emulator_backend(v->contract_id)).get();
+    const bool bf16 = v->operand_dtype == DType::bf16;
+    std::string not_runnable;
+    if (o.device_sm != 0 && (o.device_sm < v->min_sm || (v->max_sm != 0 && o.device_sm > v->max_sm)))
+      not_runnable = "variant " + id + " claims " + v->contract_id + " on sm_" + std::to_string(v->min_sm) + ".." +
+                     (v->max_sm ? "sm_" + std::to_string(v->max_sm) : std::string("newer")) + "; this GPU is sm_" +
+                     std::to_string(o.device_sm);
+    auto add_gpu = [&](std::string name, std::string description, std::int64_t cases,
+                       std::function<CheckResult(const ForwardCase&)> check) {
+      PropertySpec spec{std::move(name), std::move(description), "cuda", id, v->contract_id, cases,
+                        gen_forward_case(gpu, all, bf16), std::move(check), false, not_runnable};
+      s.properties.push_back(std::move(spec));
+    };
+    add_gpu("forward.kernel_equals_emulator", "kernel output == emulator output, bit for bit, NaN bits included",
+            bitwise_cases, [kernel, reference](const ForwardCase& c) { return check_bitwise_equal(*kernel, *reference, c); });
+    add_gpu("forward.kernel_batch_invariance",
+            "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",
+            other_cases,
+            [kernel](const ForwardCase& c) { return check_batch_invariance(*kernel, c, std::max<std::int64_t>(2, c.M)); });
+    add_gpu("forward.kernel_column_shard_equals_slice", "a contiguous shard of W's rows gives exactly that slice of the whole output",
+            other_cases, [kernel](const ForwardCase& c) { return check_column_shard_equals_slice(*kernel, c); });
   }
   // Self-test: each mutant claims the contract and breaks it; the bitwise property must catch it.
   const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};

@@ -17,6 +17,7 @@ struct SuiteOptions {
   bool gpu = false;                        // the GPU properties are added only when a device is present
   std::vector<std::string> gpu_variants;   // production variants to qualify
   std::vector<std::string> mutant_variants;  // deliberately broken variants the suite must catch
+  int device_sm = 0;  // the GPU's SM (0: unknown); variants outside their SM range are not run
 };
 
 // Backends live as long as the suite that refers to them.

@@ -25,6 +25,7 @@ struct PropertySpec {
   rc::Gen<ForwardCase> gen = rc::gen::just(ForwardCase{});
   std::function<CheckResult(const ForwardCase&)> check;
   bool expect_failure = false;
+  std::string not_runnable;  // non-empty: the suite knows this cannot run here (why), e.g. another SM
 };
 
 struct FailureRecord {

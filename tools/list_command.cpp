@@ -21,7 +21,9 @@ void register_list(CLI::App& app, int& exit_code) {
       if (v.is_mutant && !show_mutants) continue;
       std::cout << "  " << v.id << (v.is_mutant ? "  [MUTANT]" : "") << "\n    contract " << v.contract_id
                 << ", tile " << v.tile_m << "x" << v.tile_n << "x" << v.tile_k << ", " << v.threads << " threads, "
-                << v.stages << " stage(s), " << v.instruction << ", sm_" << v.min_sm << "+\n    " << v.description
+                << v.stages << " stage(s), " << v.instruction << ", " << dtype_name(v.operand_dtype) << " operands, sm_"
+                << v.min_sm << (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) << "\n    "
+                << v.description
                 << "\n";
     }
     exit_code = 0;

@@ -83,6 +83,7 @@ int run_verify(const VerifyOptions& o) {
   properties::SuiteOptions so;
   so.level = o.level;
   so.gpu = true;  // GPU properties are always listed; without a device they are reported as not run
+  so.device_sm = gpu ? report.environment.gpu->sm : 0;
   for (const KernelVariant& v : kernels::forward_variants()) (v.is_mutant ? so.mutant_variants : so.gpu_variants).push_back(v.id);
   properties::Suite suite = properties::build_forward_suite(so);
 
@@ -109,7 +110,7 @@ int run_verify(const VerifyOptions& o) {
   std::vector<std::string> fail_closed_done;
   for (const properties::PropertySpec& spec : suite.properties) {
     if (!selected(o.properties, spec.name) || !selected(o.kernels, spec.kernel)) continue;
-    if (spec.backend == "cuda" && !gpu) {
+    if ((spec.backend == "cuda" && !gpu) || !spec.not_runnable.empty()) {
       reports::ResultRow row;
       row.run.name = spec.name;
       row.run.description = spec.description;
@@ -118,7 +119,9 @@ int run_verify(const VerifyOptions& o) {
       row.run.contract = spec.contract;
       row.run.expect_failure = spec.expect_failure;
       row.skipped = o.cases >= 0 ? o.cases : spec.cases;
-      row.skip_reason = "not run: no usable CUDA device (" + report.environment.gpu_absent_reason + ")";
+      row.skip_reason = !spec.not_runnable.empty()
+                            ? "not run: " + spec.not_runnable
+                            : "not run: no usable CUDA device (" + report.environment.gpu_absent_reason + ")";
       add_row(std::move(row));
       continue;
     }

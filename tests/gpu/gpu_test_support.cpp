@@ -1,5 +1,7 @@
 #include "gpu_test_support.h"
 
+#include <iostream>
+
 #include "kernels/forward_api.h"
 
 namespace ordo::testing {
@@ -10,9 +12,17 @@ void GpuTest::SetUp() {
 }
 
 std::vector<std::string> production_forward_variants() {
+  const int sm = kernels::device_info(0).sm;
   std::vector<std::string> ids;
-  for (const KernelVariant& v : kernels::forward_variants())
-    if (!v.is_mutant) ids.push_back(v.id);
+  for (const KernelVariant& v : kernels::forward_variants()) {
+    if (v.is_mutant) continue;
+    if (sm < v.min_sm || (v.max_sm != 0 && sm > v.max_sm)) {
+      std::cout << "[ NOTE ] " << v.id << " not run: it claims " << v.contract_id << " on sm_" << v.min_sm
+                << (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) << ", this GPU is sm_" << sm << "\n";
+      continue;
+    }
+    ids.push_back(v.id);
+  }
   return ids;
 }
 

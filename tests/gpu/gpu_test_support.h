@@ -11,7 +11,8 @@ class GpuTest : public ::testing::Test {
   void SetUp() override;
 };
 
-// The production (non-mutant) forward variants, and the mutants.
+// The production (non-mutant) forward variants whose SM range includes device 0 (the others are
+// named on stdout as not run), and the mutants.
 std::vector<std::string> production_forward_variants();
 std::vector<std::string> mutant_forward_variants();
 

@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "core/contract.h"
 #include "gpu_test_support.h"
+#include "kernels/forward_api.h"
 #include "properties/forward_checks.h"
 #include "properties/forward_suite.h"
 
@@ -18,9 +19,19 @@ namespace {
 
 using ordo::testing::GpuTest;
 
-ForwardBackend& emulator() {
-  static auto b = make_emulator_backend(contract_fwd_f32_fma_chain().id);
-  return *b;
+// The emulator of the contract a variant claims.
+ForwardBackend& emulator_for(const std::string& variant_id) {
+  static std::map<std::string, std::unique_ptr<ForwardBackend>> cache;
+  const std::string contract = kernels::find_forward_variant(variant_id)->contract_id;
+  auto& slot = cache[contract];
+  if (!slot) slot = make_emulator_backend(contract);
+  return *slot;
+}
+
+// The case as variant `id` takes it: bfloat16 operands for bf16 variants.
+ForwardCase for_variant(ForwardCase c, const std::string& id) {
+  c.bf16_operands = kernels::find_forward_variant(id)->operand_dtype == DType::bf16;
+  return c;
 }
 
 ForwardBackend& kernel(const std::string& id) {
@@ -45,7 +56,7 @@ TEST_F(KernelProperties, EveryVariantEqualsEmulatorBitwise) {
   EXPECT_TRUE(rc::check("kernel == emulator, bit for bit", [] {
     const ForwardCase c = *gpu_cases();
     for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_bitwise_equal(kernel(id), emulator(), c), c);
+      require(check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id)), c);
   }));
 }
 
@@ -53,7 +64,7 @@ TEST_F(KernelProperties, RowAloneEqualsRowInBatchOfUpTo4096) {
   EXPECT_TRUE(rc::check("row alone == row in batch", [] {
     const ForwardCase c = *gpu_cases();
     for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_batch_invariance(kernel(id), c, std::max<std::int64_t>(2, c.M)), c);
+      require(check_batch_invariance(kernel(id), for_variant(c, id), std::max<std::int64_t>(2, c.M)), c);
   }));
 }
 
@@ -61,7 +72,7 @@ TEST_F(KernelProperties, ColumnShardEqualsSliceOfWhole) {
   EXPECT_TRUE(rc::check("column shard == slice of whole", [] {
     const ForwardCase c = *gpu_cases();
     for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_column_shard_equals_slice(kernel(id), c), c);
+      require(check_column_shard_equals_slice(kernel(id), for_variant(c, id)), c);
   }));
 }
 
@@ -75,7 +86,7 @@ TEST_F(KernelProperties, ReviewersOrderValuesOnTileEdges) {
     c.family = ValueFamily::order_2m24;
     c.seed = static_cast<std::uint64_t>(K);
     for (const std::string& id : ordo::testing::production_forward_variants()) {
-      const CheckResult r = check_bitwise_equal(kernel(id), emulator(), c);
+      const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
       EXPECT_TRUE(r.passed) << id << ": " << r.detail;
     }
   }
