@@ -35,7 +35,7 @@ void validate_tc_fdpa_params(const TcFdpaParams& p);
 //
 // Signed zeros: an exact zero sum gives +0 whatever the signs of the terms (numerics.md §2 leaves the
 // hardware's sign of an exact zero open: a choice, to be probed on the GPU). A non-zero sum that
-// truncates to zero keeps its sign (-0 for a tiny negative sum), as IEEE round-toward-zero does.
+// truncates to zero is +0 too (not -0, as IEEE round-toward-zero would give): measured on an H200.
 // Overflow: a sum with |x| >= 2^128 gives +-Inf, following numerics.md §2, although IEEE
 // round-toward-zero would give +-FLT_MAX; values in [FLT_MAX, 2^128) truncate to FLT_MAX.
 float tc_fdpa_step(const TcFdpaParams& p, const float* a, const float* b, int n, float c);

@@ -83,7 +83,7 @@ Tiles random_tiles(int count, std::uint64_t seed) {
         case 2: av = random_bf16(rng, -4, 4); bv = random_bf16(rng, -4, 4); cv = rng.coin(2) ? 0.0f : std::ldexp(1.0f, rng.in_range(-30, 0)); break;
         case 3:
           av = rng.coin(2) ? bf16_value(static_cast<std::uint16_t>((rng.coin(2) ? 0x8000 : 0) | (1 + rng.next() % 127))) : random_bf16(rng, -126, -100);
-          bv = random_bf16(rng, -2, 40);
+          bv = rng.coin(3) ? random_bf16(rng, -126, -110) : random_bf16(rng, -2, 40);  // some sums far below 2^-149
           cv = rng.coin(2) ? 0.0f : std::ldexp(static_cast<float>(static_cast<std::int32_t>(rng.next())), -160);
           break;
         default: av = random_bf16(rng, -3, 3); bv = random_bf16(rng, -3, 3); cv = std::ldexp(static_cast<float>(static_cast<std::int32_t>(rng.next())), rng.coin(2) ? -10 : -70); break;
@@ -137,6 +137,8 @@ std::vector<Targeted> targeted_probes() {
        {1.0f, -1.0f}, -0.0f},
       {"probe.exact_zero_sign_all_negative", "all products -0 and C = -0: the sign of an exact zero", {-0.0f},
        {1.0f}, -0.0f},
+      {"probe.underflow_to_zero_sign", "-2^-133 * 2^-133 (a non-zero sum far below 2^-149) truncates to which zero",
+       {-std::ldexp(1.0f, -133)}, {std::ldexp(1.0f, -133)}, 0.0f},
       {"probe.overflow", "1.5*2^127 * 1 twice: a sum >= 2^128", {big, big}, {1.0f, 1.0f}, 0.0f},
       {"probe.subnormal_input", "a subnormal bf16 (2^-133) times 2^100 is kept exactly (2^-33)",
        {std::ldexp(1.0f, -133)}, {std::ldexp(1.0f, 100)}, 0.0f},
