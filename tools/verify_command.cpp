@@ -154,7 +154,7 @@ int run_verify(const VerifyOptions& o) {
   std::printf("\n%s: %zu properties, %lld cases, %lld failed, %lld not run%s (%.1f s)\nreport: %s, %s\n",
               report.all_passed() ? "PASS" : "FAIL", report.results.size(), static_cast<long long>(cases),
               static_cast<long long>(failed_rows), static_cast<long long>(skipped_rows),
-              skipped_rows ? " (no GPU: the GPU checks did not run)" : "", report.seconds, json_path.c_str(),
+              skipped_rows ? (gpu ? " (reasons above)" : " (no GPU: the GPU checks did not run)") : "", report.seconds, json_path.c_str(),
               md_path.c_str());
   return report.all_passed() ? 0 : 1;
 }
