@@ -13,7 +13,7 @@
 namespace ordo::kernels::detail {
 
 // Everything a launcher needs, already validated: all pointers are device memory of the current
-// device, 4-byte aligned, y does not overlap the inputs, and M, N, K are within kMaxDim with a grid
+// device, aligned to their element size, y does not overlap the inputs, and M, N, K are within kMaxDim with a grid
 // that fits (see validate_forward).
 struct LaunchParams {
   const float* x = nullptr;     // [M, K], f32 variants
@@ -29,7 +29,7 @@ struct LaunchParams {
 // Returns the launch's own error (cudaLaunchKernel), and clears it from the runtime's last-error slot.
 using LaunchFn = cudaError_t (*)(const LaunchParams&);
 
-// Index limits shared by every kernel of this contract. Kernels keep row/column/k indices in int and
+// Index limits shared by every forward kernel. Kernels keep row/column/k indices in int and
 // may form index + tile (up to +255) before masking, so each dimension stays below INT32_MAX - 255.
 // Every element offset is computed in 64 bits (size_t); an operand may hold at most 2^60 elements, so
 // byte offsets (elements * 4) never overflow 64 bits. All kernels use a 1-D grid of
