@@ -9,6 +9,7 @@ namespace ordo::tools {
 // command_line is the whole invocation, recorded in reports.
 void register_verify(CLI::App& app, int& exit_code, const std::string& command_line);
 void register_list(CLI::App& app, int& exit_code);
+void register_record(CLI::App& app, int& exit_code);
 void register_probe(CLI::App& app, int& exit_code, const std::string& command_line);
 
 }  // namespace ordo::tools
