@@ -14,6 +14,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::null_pointer: return "null_pointer";
     case StatusCode::host_pointer: return "host_pointer";
     case StatusCode::wrong_device: return "wrong_device";
+    case StatusCode::unsupported_shape: return "unsupported_shape";
     case StatusCode::misaligned: return "misaligned";
     case StatusCode::aliasing: return "aliasing";
     case StatusCode::launch_failed: return "launch_failed";

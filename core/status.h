@@ -17,7 +17,8 @@ enum class StatusCode {
   null_pointer,        // a required pointer is null
   host_pointer,        // a pointer is not device memory of the current device
   wrong_device,        // a pointer is device memory of another device
-  misaligned,          // a pointer is not aligned to its element size
+  unsupported_shape,   // valid sizes the variant does not support (e.g. K not a multiple of its k_multiple)
+  misaligned,          // a pointer is not aligned as the variant needs (element size; 16 bytes for TMA)
   aliasing,            // the output overlaps an input
   launch_failed,       // the CUDA launch or a CUDA call failed
   tool_error,          // a harness error outside the kernel

@@ -16,7 +16,13 @@ struct KernelVariant {
   std::string instruction;  // "ffma" (FP32 FMA path), "mma.sync", "wgmma"
   int min_sm = 0;           // e.g. 80 for sm_80
   int max_sm = 0;           // 0: any newer SM; else the last SM whose arithmetic matches the contract
-  DType operand_dtype = DType::f32;  // X and W; the bias and Y are f32 for every contract so far
+  DType operand_dtype = DType::f32;  // X and W; the bias is always f32
+  // Y is f32 for every variant; a variant with bf16_output also accepts a bf16 Y, written with one
+  // round-to-nearest-even cast of the f32 result at the store (the contract's output rounding).
+  bool bf16_output = false;
+  // K must be a multiple of this (1: any K). TMA-fed variants need 16-byte row strides, so K % 8 == 0
+  // for bf16 operands; other K fail closed with StatusCode::unsupported_shape.
+  int k_multiple = 1;
   bool is_mutant = false;   // deliberately broken, for the harness self-test only
   std::string description;
 };
