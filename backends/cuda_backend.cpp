@@ -61,7 +61,8 @@ class CudaBackend final : public ForwardBackend {
       }
     }
     const std::size_t es = bf16 ? 2 : 4;
-    const std::size_t xb = p.x.size() * es, wb = p.w.size() * es, yb = static_cast<std::size_t>(p.M * p.N) * 4;
+    const std::size_t ys = p.bf16_output ? 2 : 4;
+    const std::size_t xb = p.x.size() * es, wb = p.w.size() * es, yb = static_cast<std::size_t>(p.M * p.N) * ys;
     const void* xsrc = bf16 ? static_cast<const void*>(xh.data()) : p.x.data();
     const void* wsrc = bf16 ? static_cast<const void*>(wh.data()) : p.w.data();
     DeviceBuffer dx, dw, db, dy;
@@ -82,6 +83,7 @@ class CudaBackend final : public ForwardBackend {
     a.w = {dw.get(), operand_dtype_, p.N, p.K};
     if (p.bias) a.bias = {db.get(), DType::f32, 1, p.N};
     a.y = dy.get();
+    a.y_dtype = p.bf16_output ? DType::bf16 : DType::f32;
     a.y_rows = p.M;
     a.y_cols = p.N;
     Status s = kernels::forward(variant_id_, a);
@@ -89,6 +91,12 @@ class CudaBackend final : public ForwardBackend {
     if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     BackendResult r;
     r.y.resize(static_cast<std::size_t>(p.M * p.N));
+    if (p.bf16_output) {
+      std::vector<std::uint16_t> yh(r.y.size());
+      if ((e = cudaMemcpy(yh.data(), dy.get(), yb, cudaMemcpyDeviceToHost))) return {cuda_status(e, "cudaMemcpy to host"), {}};
+      for (std::size_t i = 0; i < yh.size(); ++i) r.y[i] = float_of(std::uint32_t{yh[i]} << 16);
+      return r;
+    }
     if ((e = cudaMemcpy(r.y.data(), dy.get(), yb, cudaMemcpyDeviceToHost))) return {cuda_status(e, "cudaMemcpy to host"), {}};
     return r;
   }

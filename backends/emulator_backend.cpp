@@ -5,6 +5,7 @@
 #include "core/contract.h"
 #include "oracle/fma_chain_emulator.h"
 #include "oracle/tc_chain_emulator.h"
+#include "oracle/tc_fdpa_model.h"
 
 namespace ordo {
 namespace {
@@ -23,7 +24,16 @@ class EmulatorBackend final : public ForwardBackend {
   std::string contract_id() const override { return contract_id_; }
   BackendResult forward(const ForwardProblem& p) override {
     if (!p.shapes_consistent()) return {Status::error(StatusCode::inconsistent_size, "problem shapes"), {}};
-    if (tc_params_) return {Status::success(), oracle::emulate_forward_tc_chain(p, *tc_params_)};
+    if (tc_params_) {
+      std::vector<float> y = oracle::emulate_forward_tc_chain(p, *tc_params_);
+      // The contract's output rounding for a BF16 Y: one round-to-nearest-even cast per element, NaN
+      // to the canonical bfloat16 NaN 0x7fff.
+      if (p.bf16_output)
+        for (float& v : y) v = oracle::round_to_bf16(v);
+      return {Status::success(), std::move(y)};
+    }
+    if (p.bf16_output)
+      return {Status::error(StatusCode::wrong_dtype, "contract " + contract_id_ + " writes an f32 Y only"), {}};
     return {Status::success(),
             scalar_ ? oracle::reference_forward_fma_chain(p) : oracle::emulate_forward_fma_chain(p)};
   }

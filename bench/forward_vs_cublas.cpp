@@ -1,181 +1,277 @@
-// ordo_bench_forward: times a forward variant (default: the production tile) against cuBLAS SGEMM in
-// one process, on the same inputs, with CUDA events.
+// ordo_bench_forward: times forward variants (default: the FP32 production tile) against cuBLAS in one
+// process, on the same inputs, with CUDA events. FP32 variants are compared with cublasSgemm, BF16
+// variants with cublasGemmEx (bf16 operands, FP32 compute, f32 or bf16 output).
 //
-// Method, per shape:
-//   * X [M,K], W [N,K] uniform random in [-1,1) (generated on the device; no bias, since cuBLAS has none).
-//   * One correctness check: the kernel's Y against cuBLAS's Y, max|diff| / max|y_cublas| < 1e-4, so that
-//     a broken kernel is never reported as a fast one (a WARNING line is printed otherwise, and the row
-//     is marked in the JSON).
-//   * --warmup untimed calls of each, then --reps timed calls of each, interleaved. Before every timed
-//     call a spin kernel keeps the GPU busy for ~50 us, so the host time of the call (the kernel's
-//     fail-closed validation, cuBLAS's heuristics, the launch) is hidden and the two events bracket GPU
-//     time only. The median is reported.
+// Method, per row (shape, output dtype):
+//   * X [M,K], W [N,K] uniform random in [-1,1) (f32, or rounded to bf16; generated on the device; no
+//     bias, since cuBLAS has none). The buffers are allocated once, at the largest sizes the run needs.
+//   * One correctness check per variant: its Y against cuBLAS's Y, max|diff| / max|y_cublas| within the
+//     tolerance of the dtypes (tolerance.h), so that a broken kernel is never reported as a fast one (a
+//     WARNING line is printed otherwise, and the row is marked in the JSON).
+//   * --warmup untimed calls of each, then timed calls of cuBLAS and every variant of the row,
+//     interleaved, --reps of each (fewer with --max-seconds-per-row). Before every timed call a spin
+//     kernel keeps the GPU busy for ~50 us, so the host time of the call (the kernel's fail-closed
+//     validation, cuBLAS's heuristics, the launch) is hidden and the two events bracket GPU time only.
+//     Medians are reported; the variants of a row share its cuBLAS timing.
 //   * The same buffers are used for every rep, so inputs whose total size fits in L2 are L2-resident
 //     (warm) after the first rep; larger ones are not. The table says which.
-// cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH, which never uses TF32 for SGEMM; the process refuses to
-// run if NVIDIA_TF32_OVERRIDE is set to anything but "0".
-#include <cublas_v2.h>
+// cuBLAS SGEMM runs with CUBLAS_DEFAULT_MATH, which never uses TF32; the process refuses to run if
+// NVIDIA_TF32_OVERRIDE is set to anything but "0".
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench/bench_args.h"
+#include "bench/bench_common.h"
 #include "bench/bench_kernels.h"
+#include "bench/bench_report.h"
+#include "bench/cublas_reference.h"
+#include "bench/tolerance.h"
 #include "kernels/forward_api.h"
+
+using namespace ordo::bench;  // NOLINT(google-build-using-namespace): this file is the bench's main
+using ordo::DType;
+using ordo::KernelVariant;
 
 namespace {
 
-constexpr const char* kDefaultVariant = "sm80.fwd.f32.fma.simt.128x128x16";
-constexpr double kTolerance = 1e-4;
 constexpr std::uint64_t kSpinNs = 50'000;
+constexpr int kMinRepsWhenCapped = 3;
+constexpr std::uint64_t kSeedX = 0x5eed0001ull, kSeedW = 0x5eed0002ull;
 
-struct Shape {
-  std::int64_t M, N, K;
-};
-
-struct Row {
+// One row group: a shape and an output dtype, with the variants (all of one operand dtype) timed on it.
+struct WorkItem {
+  DType operand = DType::f32;
   Shape s;
-  double ms = 0, cublas_ms = 0;
-  double rel_diff = 0;
-  bool matches = false;
-  bool l2_resident = false;
+  DType out = DType::f32;
+  std::vector<const KernelVariant*> variants;
 };
 
-void usage(std::FILE* f) {
-  std::fprintf(f,
-               "usage: ordo_bench_forward [options]\n"
-               "Times a fixed-order forward variant against cuBLAS SGEMM (FP32, no TF32) on the current GPU.\n"
-               "  --variant ID        variant to time (default %s)\n"
-               "  --shapes \"M,N,K;..\"  shapes to run (default: M in {64,1024,4096,16384} x\n"
-               "                      (K,N) in {(32,5376),(5376,32),(5376,5376)})\n"
-               "  --reps N            timed runs per shape and implementation (default 20); median reported\n"
-               "  --warmup N          untimed runs before timing (default 3)\n"
-               "  --json PATH         also write the results as JSON\n"
-               "  --help              this text\n"
-               "Exit codes: 0 ok, 1 error or a kernel output that does not match cuBLAS, 2 no GPU.\n",
-               kDefaultVariant);
+std::size_t elems(std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(b); }
+
+struct Bytes {
+  std::size_t x = 0, w = 0, y = 0;
+};
+
+Bytes bytes_of(const WorkItem& it) {
+  const std::size_t es = ordo::dtype_size(it.operand);
+  return {elems(it.s.M, it.s.K) * es, elems(it.s.N, it.s.K) * es, elems(it.s.M, it.s.N) * ordo::dtype_size(it.out)};
 }
 
-[[noreturn]] void die(const std::string& msg, int code = 1) {
-  std::fprintf(stderr, "ordo_bench_forward: %s\n", msg.c_str());
-  std::exit(code);
-}
-
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) die(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
-}
-void check_int(int e, const char* what) { check_cuda(static_cast<cudaError_t>(e), what); }
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) die(std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s)));
-}
-
-std::int64_t parse_int(const std::string& s, const char* what) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || v <= 0) die(std::string("bad ") + what + ": \"" + s + "\"");
-  return v;
-}
-
-std::vector<Shape> parse_shapes(const std::string& spec) {
-  std::vector<Shape> out;
-  std::size_t pos = 0;
-  while (pos <= spec.size()) {
-    const std::size_t semi = std::min(spec.find(';', pos), spec.size());
-    const std::string item = spec.substr(pos, semi - pos);
-    pos = semi + 1;
-    if (item.empty()) continue;
-    const std::size_t c1 = item.find(','), c2 = c1 == std::string::npos ? c1 : item.find(',', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos || item.find(',', c2 + 1) != std::string::npos)
-      die("bad shape \"" + item + "\" (want M,N,K)");
-    out.push_back({parse_int(item.substr(0, c1), "M"), parse_int(item.substr(c1 + 1, c2 - c1 - 1), "N"),
-                   parse_int(item.substr(c2 + 1), "K")});
+// The rows to run, by operand dtype (FP32 first), then shape, then output dtype. Prints a note for
+// each (variant, shape) left out because K is not a multiple of its k_multiple, and for each BF16
+// variant that gets no bf16-output rows under --out-dtype both.
+std::vector<WorkItem> plan(const Options& o, const std::vector<const KernelVariant*>& variants) {
+  std::vector<WorkItem> items;
+  for (const DType operand : {DType::f32, DType::bf16}) {
+    std::vector<const KernelVariant*> group;
+    for (const KernelVariant* v : variants)
+      if (v->operand_dtype == operand) group.push_back(v);
+    if (group.empty()) continue;
+    std::vector<DType> outs = {DType::f32};
+    if (operand == DType::bf16 && o.out_dtypes == OutDtypes::bf16) outs = {DType::bf16};
+    if (operand == DType::bf16 && o.out_dtypes == OutDtypes::both) {
+      outs = {DType::f32, DType::bf16};
+      for (const KernelVariant* v : group)
+        if (!v->bf16_output)
+          std::printf("note: %s writes f32 output only; no bf16-output rows for it\n", v->id.c_str());
+    }
+    const std::vector<Shape> shapes =
+        !o.shapes.empty() ? o.shapes : (operand == DType::f32 ? default_f32_shapes() : default_bf16_shapes());
+    for (const Shape& s : shapes) {
+      if (s.M > INT32_MAX || s.N > INT32_MAX || s.K > INT32_MAX)
+        die("shape " + std::to_string(s.M) + "," + std::to_string(s.N) + "," + std::to_string(s.K) +
+            " exceeds cuBLAS's 32-bit sizes");
+      std::vector<const KernelVariant*> fit;
+      for (const KernelVariant* v : group) {
+        if (s.K % std::max(1, v->k_multiple) == 0) {
+          fit.push_back(v);
+        } else {
+          std::printf("note: skipping %s at M=%lld N=%lld K=%lld: it needs K %% %d == 0\n", v->id.c_str(),
+                      static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K),
+                      v->k_multiple);
+        }
+      }
+      for (const DType out : outs) {
+        WorkItem it{operand, s, out, {}};
+        for (const KernelVariant* v : fit)
+          if (out == DType::f32 || v->bf16_output) it.variants.push_back(v);
+        if (!it.variants.empty()) items.push_back(std::move(it));
+      }
+    }
   }
-  if (out.empty()) die("--shapes has no shape");
-  return out;
+  return items;
 }
 
-std::vector<Shape> default_shapes() {
-  std::vector<Shape> out;
-  for (std::int64_t M : {64, 1024, 4096, 16384})
-    for (auto [K, N] : {std::pair<std::int64_t, std::int64_t>{32, 5376}, {5376, 32}, {5376, 5376}})
-      out.push_back({M, N, K});
-  return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double tflops(const Shape& s, double ms) {
-  return 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K) / (ms * 1e-3) / 1e12;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    o += c;
-  }
-  return o;
-}
-
-class DeviceBuffer {
+// Times one call on `stream`: a spin first, then the call between two events. Milliseconds.
+class Timer {
  public:
-  explicit DeviceBuffer(std::size_t floats) {
-    check_cuda(cudaMalloc(&p_, std::max<std::size_t>(floats, 1) * sizeof(float)), "cudaMalloc");
+  explicit Timer(cudaStream_t stream) : stream_(stream) {
+    check_cuda(cudaEventCreate(&e0_), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&e1_), "cudaEventCreate");
   }
-  ~DeviceBuffer() { cudaFree(p_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  float* get() const { return static_cast<float*>(p_); }
+  ~Timer() {
+    cudaEventDestroy(e0_);
+    cudaEventDestroy(e1_);
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  double time(const std::function<void()>& call) {
+    check_int(enqueue_spin(stream_, kSpinNs), "spin");
+    check_cuda(cudaEventRecord(e0_, stream_), "cudaEventRecord");
+    call();
+    check_cuda(cudaEventRecord(e1_, stream_), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(e1_), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, e0_, e1_), "cudaEventElapsedTime");
+    return static_cast<double>(ms);
+  }
 
  private:
-  void* p_ = nullptr;
+  cudaStream_t stream_;
+  cudaEvent_t e0_ = nullptr, e1_ = nullptr;
 };
+
+// One implementation in a row's timing loop.
+struct Timed {
+  std::function<void()> call;
+  std::vector<double> ms;
+  double total_ms = 0;
+  bool active = true;
+};
+
+// Runs every implementation `warmup` times, then times them interleaved: each stops after `reps`
+// timed calls, or, with max_seconds > 0, once its timed calls add up to max_seconds and it has at least
+// kMinRepsWhenCapped of them (or `reps`, if fewer).
+void time_interleaved(std::vector<Timed>& impls, const Options& o, Timer& timer, cudaStream_t stream) {
+  for (int i = 0; i < o.warmup; ++i)
+    for (Timed& t : impls) t.call();
+  check_cuda(cudaStreamSynchronize(stream), "warm-up");
+  const int min_reps = std::min(o.reps, kMinRepsWhenCapped);
+  for (bool any = true; any;) {
+    any = false;
+    for (Timed& t : impls) {
+      if (!t.active) continue;
+      const double ms = timer.time(t.call);
+      t.ms.push_back(ms);
+      t.total_ms += ms;
+      const int n = static_cast<int>(t.ms.size());
+      const bool capped = o.max_seconds_per_row > 0 && t.total_ms >= o.max_seconds_per_row * 1e3 && n >= min_reps;
+      t.active = n < o.reps && !capped;
+      any = any || t.active;
+    }
+  }
+}
+
+// Device buffers at the largest size any row needs; each row uses a prefix.
+struct Buffers {
+  DeviceBuffer x, w, yk, yc;
+  explicit Buffers(const Bytes& b) : x(b.x), w(b.w), yk(b.y), yc(b.y) {}
+};
+
+// max|yk - yc| / max|yc| over the row's Y, against the row's tolerance.
+void compare(const WorkItem& it, const Buffers& buf, cudaStream_t stream, Row* r) {
+  const std::size_t n = elems(it.s.M, it.s.N);
+  float max_diff = 0, max_y = 0;
+  if (it.out == DType::bf16)
+    check_int(max_abs_diff_bf16(static_cast<const std::uint16_t*>(buf.yk.get()),
+                                static_cast<const std::uint16_t*>(buf.yc.get()), n, stream, &max_diff, &max_y),
+              "compare");
+  else
+    check_int(max_abs_diff(static_cast<const float*>(buf.yk.get()), static_cast<const float*>(buf.yc.get()), n, stream,
+                           &max_diff, &max_y),
+              "compare");
+  r->rel_diff = static_cast<double>(max_diff) / std::max(static_cast<double>(max_y), 1e-30);
+  r->tolerance = relative_tolerance(it.operand, it.out, static_cast<double>(max_y));
+  r->matches = std::isfinite(r->rel_diff) && r->rel_diff < r->tolerance;
+  if (!r->matches)
+    std::printf(
+        "WARNING: %s M=%lld N=%lld K=%lld out %s: kernel output does not match cuBLAS "
+        "(max|diff|/max|y| = %g >= %g); its timing below is not meaningful\n",
+        r->variant.c_str(), static_cast<long long>(it.s.M), static_cast<long long>(it.s.N),
+        static_cast<long long>(it.s.K), std::string(ordo::dtype_name(it.out)).c_str(), r->rel_diff, r->tolerance);
+}
+
+// Checks and times every variant of one row against cuBLAS; appends one Row per variant.
+void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasReference& cublas, Timer& timer,
+              cudaStream_t stream, int l2_bytes, std::vector<Row>* rows) {
+  const Bytes b = bytes_of(it);
+  Row base;
+  base.s = it.s;
+  base.operand = it.operand;
+  base.out = it.out;
+  base.cublas = CublasReference::describe(it.operand, it.out);
+  base.l2_resident = b.x + b.w + 2 * b.y <= static_cast<std::size_t>(l2_bytes);
+
+  auto run_cublas = [&] { cublas.gemm(it.operand, it.out, it.s, buf.x.get(), buf.w.get(), buf.yc.get()); };
+  run_cublas();  // the reference Y, kept in yc for the checks below
+
+  ordo::kernels::ForwardArgs args;
+  args.x = {buf.x.get(), it.operand, it.s.M, it.s.K};
+  args.w = {buf.w.get(), it.operand, it.s.N, it.s.K};
+  args.y = buf.yk.get();
+  args.y_dtype = it.out;
+  args.y_rows = it.s.M;
+  args.y_cols = it.s.N;
+  args.stream = stream;
+
+  std::vector<Timed> impls;
+  impls.push_back({run_cublas, {}, 0, true});
+  std::vector<Row> vrows;
+  for (const KernelVariant* v : it.variants) {
+    Row r = base;
+    r.variant = v->id;
+    r.mutant = v->is_mutant;
+    check_cuda(cudaMemsetAsync(buf.yk.get(), 0xff, b.y, stream), "cudaMemset");  // NaN poison, f32 and bf16
+    const ordo::Status st = ordo::kernels::forward(v->id, args);
+    if (!st.ok()) {
+      r.error = "forward(" + v->id + ") refused: " + st.to_string();
+      print_table_row(r);
+      rows->push_back(r);
+      continue;
+    }
+    check_cuda(cudaStreamSynchronize(stream), ("execution of " + v->id + " / cuBLAS").c_str());
+    compare(it, buf, stream, &r);
+    const std::string id = v->id;
+    impls.push_back({[id, args] {
+                       const ordo::Status s = ordo::kernels::forward(id, args);
+                       if (!s.ok()) die("forward(" + id + "): " + s.to_string());
+                     },
+                     {},
+                     0,
+                     true});
+    vrows.push_back(r);
+  }
+  if (vrows.empty()) return;
+
+  time_interleaved(impls, o, timer, stream);
+  const double cublas_ms = median(impls[0].ms);
+  for (std::size_t i = 0; i < vrows.size(); ++i) {
+    Row& r = vrows[i];
+    r.ms = median(impls[i + 1].ms);
+    r.reps = static_cast<int>(impls[i + 1].ms.size());
+    r.cublas_ms = cublas_ms;
+    r.cublas_reps = static_cast<int>(impls[0].ms.size());
+    print_table_row(r);
+    rows->push_back(r);
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string variant = kDefaultVariant, json_path;
-  std::vector<Shape> shapes = default_shapes();
-  int reps = 20, warmup = 3;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) die("missing value after " + a);
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      usage(stdout);
-      return 0;
-    } else if (a == "--variant") {
-      variant = value();
-    } else if (a == "--shapes") {
-      shapes = parse_shapes(value());
-    } else if (a == "--reps") {
-      reps = static_cast<int>(std::min<std::int64_t>(parse_int(value(), "--reps"), 100000));
-    } else if (a == "--warmup") {
-      const std::string v = value();
-      warmup = v == "0" ? 0 : static_cast<int>(std::min<std::int64_t>(parse_int(v, "--warmup"), 100000));
-    } else if (a == "--json") {
-      json_path = value();
-    } else {
-      usage(stderr);
-      die("unknown argument \"" + a + "\"");
-    }
-  }
+  const Options o = parse_args(argc, argv);
+  check_variant_specs(o);
 
   const char* tf32_env = std::getenv("NVIDIA_TF32_OVERRIDE");
   const std::string tf32 = tf32_env ? tf32_env : "(unset)";
@@ -183,152 +279,97 @@ int main(int argc, char** argv) {
   if (tf32_env && std::strcmp(tf32_env, "0") != 0)
     die("NVIDIA_TF32_OVERRIDE must be unset or \"0\": cuBLAS SGEMM must run in full FP32");
 
-  const ordo::KernelVariant* v = ordo::kernels::find_forward_variant(variant);
-  if (!v) die("unknown variant \"" + variant + "\"");
-
   const ordo::kernels::DeviceInfo dev = ordo::kernels::device_info(0);
-  if (!dev.present) die("no CUDA GPU: " + dev.reason, 2);
+  if (!dev.present) die("no GPU: this benchmark needs a CUDA GPU (" + dev.reason + ")", kExitNoGpu);
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
   int l2_bytes = 0;
   check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute(L2)");
 
+  const std::vector<const KernelVariant*> variants = resolve_variants(o, dev.sm);
+  const std::vector<WorkItem> items = plan(o, variants);
+  if (items.empty()) die("nothing to run: no variant fits any of the shapes");
+
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  cublasHandle_t handle = nullptr;
-  check_cublas(cublasCreate(&handle), "cublasCreate");
-  check_cublas(cublasSetStream(handle, stream), "cublasSetStream");
-  check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-  int cublas_version = 0;
-  check_cublas(cublasGetVersion(handle, &cublas_version), "cublasGetVersion");
-
-  std::printf("GPU: %s (sm_%d, %d SMs, L2 %d MiB), driver %d, runtime %d, cuBLAS %d\n", dev.name.c_str(), dev.sm,
-              dev.sm_count, l2_bytes >> 20, dev.driver_version, dev.runtime_version, cublas_version);
-  std::printf("variant: %s%s\n", v->id.c_str(), v->is_mutant ? " (MUTANT)" : "");
-  std::printf("reps %d (median), warmup %d; cuBLAS: cublasSgemm, CUBLAS_DEFAULT_MATH (no TF32)\n\n", reps, warmup);
-
-  cudaEvent_t e0, e1;
-  check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&e1), "cudaEventCreate");
-
   std::vector<Row> rows;
-  std::printf("%7s %7s %7s %11s %11s %7s %10s %10s  %s\n", "M", "N", "K", "kernel_ms", "cublas_ms", "ratio",
-              "kern_TF/s", "cubl_TF/s", "data");
-  for (const Shape& s : shapes) {
-    const auto xs = static_cast<std::size_t>(s.M * s.K), ws = static_cast<std::size_t>(s.N * s.K),
-               ys = static_cast<std::size_t>(s.M * s.N);
-    DeviceBuffer x(xs), w(ws), yk(ys), yc(ys);
-    check_int(ordo::bench::fill_uniform(x.get(), xs, 0x5eed0001ull, stream), "fill x");
-    check_int(ordo::bench::fill_uniform(w.get(), ws, 0x5eed0002ull, stream), "fill w");
-    check_cuda(cudaMemsetAsync(yk.get(), 0xff, ys * sizeof(float), stream), "cudaMemset");  // NaN poison
-    check_cuda(cudaMemsetAsync(yc.get(), 0, ys * sizeof(float), stream), "cudaMemset");
+  {  // the cuBLAS handle, the buffers and the events live inside this block, the stream outside it
+    CublasReference cublas(stream);
 
-    ordo::kernels::ForwardArgs args;
-    args.x = {x.get(), ordo::DType::f32, s.M, s.K};
-    args.w = {w.get(), ordo::DType::f32, s.N, s.K};
-    args.y = yk.get();
-    args.y_rows = s.M;
-    args.y_cols = s.N;
-    args.stream = stream;
-    auto run_kernel = [&] {
-      const ordo::Status st = ordo::kernels::forward(v->id, args);
-      if (!st.ok()) die("forward(" + v->id + "): " + st.to_string());
-    };
-    const float one = 1.0f, zero = 0.0f;
-    const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
-    // cuBLAS is column-major. Row-major Y [M,N] is column-major C = Y^T [N,M] (ldc N); row-major
-    // W [N,K] is column-major A = W^T [K,N] (lda K), so op(A) = A^T = W; row-major X [M,K] is
-    // column-major B = X^T [K,M] (ldb K). C = W * X^T = (X * W^T)^T = Y^T.
-    auto run_cublas = [&] {
-      check_cublas(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w.get(), K, x.get(), K, &zero,
-                               yc.get(), N),
-                   "cublasSgemm");
-    };
+    std::printf("GPU: %s (sm_%d, %d SMs, L2 %d MiB), driver %d, runtime %d, cuBLAS %d\n", dev.name.c_str(), dev.sm,
+                dev.sm_count, l2_bytes >> 20, dev.driver_version, dev.runtime_version, cublas.version());
+    for (const KernelVariant* v : variants)
+      std::printf("variant: %s%s (%s operands, contract %s)\n", v->id.c_str(), v->is_mutant ? " (MUTANT)" : "",
+                  std::string(ordo::dtype_name(v->operand_dtype)).c_str(), v->contract_id.c_str());
+    std::printf("reps %d (median), warmup %d", o.reps, o.warmup);
+    if (o.max_seconds_per_row > 0)
+      std::printf(", at most %g s of timed runs per implementation and row (at least %d runs)", o.max_seconds_per_row,
+                  std::min(o.reps, kMinRepsWhenCapped));
+    std::printf("\ncuBLAS: %s", CublasReference::describe(DType::f32, DType::f32).c_str());
+    if (std::any_of(items.begin(), items.end(), [](const WorkItem& it) { return it.operand == DType::bf16; }))
+      std::printf("; cublasGemmEx, bf16 operands, CUBLAS_COMPUTE_32F, f32 or bf16 output");
+    std::printf("\n");
 
-    Row r;
-    r.s = s;
-    r.l2_resident = (xs + ws + 2 * ys) * sizeof(float) <= static_cast<std::size_t>(l2_bytes);
-
-    // Correctness check, once.
-    run_kernel();
-    run_cublas();
-    check_cuda(cudaStreamSynchronize(stream), "kernel/cuBLAS execution");
-    float max_diff = 0, max_y = 0;
-    check_int(ordo::bench::max_abs_diff(yk.get(), yc.get(), ys, stream, &max_diff, &max_y), "compare");
-    r.rel_diff = static_cast<double>(max_diff) / std::max(static_cast<double>(max_y), 1e-30);
-    r.matches = std::isfinite(r.rel_diff) && r.rel_diff < kTolerance;
-    if (!r.matches)
-      std::printf("WARNING: M=%lld N=%lld K=%lld: kernel output does not match cuBLAS (max|diff|/max|y| = %g >= %g); "
-                  "its timing below is not meaningful\n",
-                  static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K), r.rel_diff,
-                  kTolerance);
-
-    for (int i = 0; i < warmup; ++i) {
-      run_kernel();
-      run_cublas();
+    Bytes max_b;
+    for (const WorkItem& it : items) {
+      const Bytes b = bytes_of(it);
+      max_b = {std::max(max_b.x, b.x), std::max(max_b.w, b.w), std::max(max_b.y, b.y)};
     }
-    check_cuda(cudaStreamSynchronize(stream), "warm-up");
-
-    std::vector<double> tk, tc;
-    auto timed = [&](auto&& call) {
-      check_int(ordo::bench::enqueue_spin(stream, kSpinNs), "spin");
-      check_cuda(cudaEventRecord(e0, stream), "cudaEventRecord");
-      call();
-      check_cuda(cudaEventRecord(e1, stream), "cudaEventRecord");
-      check_cuda(cudaEventSynchronize(e1), "cudaEventSynchronize");
-      float ms = 0;
-      check_cuda(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-      return static_cast<double>(ms);
-    };
-    for (int i = 0; i < reps; ++i) {
-      tk.push_back(timed(run_kernel));
-      tc.push_back(timed(run_cublas));
-    }
-    r.ms = median(tk);
-    r.cublas_ms = median(tc);
-    rows.push_back(r);
-    std::printf("%7lld %7lld %7lld %11.4f %11.4f %7.3f %10.2f %10.2f  %s%s\n", static_cast<long long>(s.M),
-                static_cast<long long>(s.N), static_cast<long long>(s.K), r.ms, r.cublas_ms, r.ms / r.cublas_ms,
-                tflops(s, r.ms), tflops(s, r.cublas_ms), r.l2_resident ? "L2-resident" : "not L2-resident",
-                r.matches ? "" : "  MISMATCH");
+    std::printf("device buffers: x %s, w %s, y 2 x %s (total %s)\n\n", human_bytes(max_b.x).c_str(),
+                human_bytes(max_b.w).c_str(), human_bytes(max_b.y).c_str(),
+                human_bytes(max_b.x + max_b.w + 2 * max_b.y).c_str());
     std::fflush(stdout);
-  }
-  std::printf("\nratio = kernel_ms / cublas_ms (lower is better). 'L2-resident': x, w and both outputs fit in L2\n"
-              "together and are reused by every rep (warm); otherwise each rep streams from HBM.\n");
+    const Buffers buf(max_b);
+    Timer timer(stream);
 
-  if (!json_path.empty()) {
-    std::ofstream f(json_path);
-    if (!f) die("cannot write " + json_path);
-    f << "{\n  \"bench\": [\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      char buf[768];
-      std::snprintf(buf, sizeof buf,
-                    "    {\"kernel\": \"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"ms\": %.6f, \"cublas_ms\": %.6f, "
-                    "\"ratio\": %.6f, \"tflops\": %.4f, \"cublas_tflops\": %.4f, \"matches_cublas\": %s, "
-                    "\"max_rel_diff\": %.3e, \"l2_resident\": %s}%s\n",
-                    json_escape(v->id).c_str(), static_cast<long long>(r.s.M), static_cast<long long>(r.s.N),
-                    static_cast<long long>(r.s.K), r.ms, r.cublas_ms, r.ms / r.cublas_ms, tflops(r.s, r.ms),
-                    tflops(r.s, r.cublas_ms), r.matches ? "true" : "false",
-                    std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.l2_resident ? "true" : "false",
-                    i + 1 < rows.size() ? "," : "");
-      f << buf;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    print_table_header();
+    const WorkItem* filled = nullptr;  // the row whose operand dtype and shape X and W now hold
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const WorkItem& it = items[i];
+      std::fprintf(stderr, "[%zu/%zu] %6.1fs  M=%lld N=%lld K=%lld %s operands, %s out: %zu variant(s)\n", i + 1,
+                   items.size(), elapsed_s(), static_cast<long long>(it.s.M), static_cast<long long>(it.s.N),
+                   static_cast<long long>(it.s.K), std::string(ordo::dtype_name(it.operand)).c_str(),
+                   std::string(ordo::dtype_name(it.out)).c_str(), it.variants.size());
+      if (!filled || filled->operand != it.operand || filled->s.M != it.s.M || filled->s.N != it.s.N ||
+          filled->s.K != it.s.K) {
+        const std::size_t nx = elems(it.s.M, it.s.K), nw = elems(it.s.N, it.s.K);
+        if (it.operand == DType::bf16) {
+          check_int(fill_uniform_bf16(static_cast<std::uint16_t*>(buf.x.get()), nx, kSeedX, stream), "fill x");
+          check_int(fill_uniform_bf16(static_cast<std::uint16_t*>(buf.w.get()), nw, kSeedW, stream), "fill w");
+        } else {
+          check_int(fill_uniform(static_cast<float*>(buf.x.get()), nx, kSeedX, stream), "fill x");
+          check_int(fill_uniform(static_cast<float*>(buf.w.get()), nw, kSeedW, stream), "fill w");
+        }
+        filled = &it;
+      }
+      run_item(it, o, buf, cublas, timer, stream, l2_bytes, &rows);
     }
-    f << "  ],\n  \"gpu\": {\"name\": \"" << json_escape(dev.name) << "\", \"sm\": " << dev.sm
-      << ", \"sm_count\": " << dev.sm_count << ", \"l2_bytes\": " << l2_bytes
-      << ", \"driver_version\": " << dev.driver_version << ", \"runtime_version\": " << dev.runtime_version
-      << ", \"cublas_version\": " << cublas_version << ", \"nvidia_tf32_override\": \"" << json_escape(tf32)
-      << "\"},\n  \"method\": {\"reps\": " << reps << ", \"warmup\": " << warmup
-      << ", \"statistic\": \"median\", \"cublas\": \"cublasSgemm CUBLAS_DEFAULT_MATH\", \"spin_ns\": " << kSpinNs
-      << ", \"tolerance\": " << kTolerance << "}\n}\n";
-    if (!f) die("error writing " + json_path);
-    std::printf("wrote %s\n", json_path.c_str());
-  }
+    print_table_footer();
+    std::fprintf(stderr, "done: %zu row(s) in %.1f s\n", rows.size(), elapsed_s());
 
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  cublasDestroy(handle);
+    if (!o.json_path.empty()) {
+      RunInfo info;
+      info.gpu_name = dev.name;
+      info.sm = dev.sm;
+      info.sm_count = dev.sm_count;
+      info.l2_bytes = l2_bytes;
+      info.driver_version = dev.driver_version;
+      info.runtime_version = dev.runtime_version;
+      info.cublas_version = cublas.version();
+      info.tf32_override = tf32;
+      info.reps = o.reps;
+      info.warmup = o.warmup;
+      info.max_seconds_per_row = o.max_seconds_per_row;
+      info.min_reps_when_capped = std::min(o.reps, kMinRepsWhenCapped);
+      info.spin_ns = kSpinNs;
+      write_json(o.json_path, rows, info);
+      std::printf("wrote %s\n", o.json_path.c_str());
+    }
+    check_cuda(cudaStreamSynchronize(stream), "final synchronisation");
+  }
   cudaStreamDestroy(stream);
-  bool all_match = true;
-  for (const Row& r : rows) all_match = all_match && r.matches;
-  return all_match ? 0 : 1;
+  bool all_ok = true;
+  for (const Row& r : rows) all_ok = all_ok && r.error.empty() && r.matches;
+  return all_ok ? 0 : kExitError;
 }

@@ -13,6 +13,7 @@ ForwardProblem single_row(const ForwardProblem& p, std::int64_t m) {
   r.x.assign(p.x.begin() + m * p.K, p.x.begin() + (m + 1) * p.K);
   r.w = p.w;
   r.bias = p.bias;
+  r.bf16_output = p.bf16_output;
   return r;
 }
 

@@ -11,6 +11,9 @@ struct ForwardProblem {
   std::vector<float> x;                    // [M, K]
   std::vector<float> w;                    // [N, K]
   std::optional<std::vector<float>> bias;  // [N]
+  // Y is written as bfloat16: one round-to-nearest-even cast of each FP32 result at the store (BF16
+  // contracts). Backends still return floats; a bf16 output is the float of equal value (bits << 16).
+  bool bf16_output = false;
 
   float x_at(std::int64_t m, std::int64_t k) const { return x[static_cast<std::size_t>(m * K + k)]; }
   const float* x_row(std::int64_t m) const { return x.data() + m * K; }

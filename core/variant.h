@@ -23,6 +23,8 @@ struct KernelVariant {
   // K must be a multiple of this (1: any K). TMA-fed variants need 16-byte row strides, so K % 8 == 0
   // for bf16 operands; other K fail closed with StatusCode::unsupported_shape.
   int k_multiple = 1;
+  // X and W base pointers must be aligned to this many bytes (0: the element size). TMA needs 16.
+  int operand_alignment = 0;
   bool is_mutant = false;   // deliberately broken, for the harness self-test only
   std::string description;
 };

@@ -21,7 +21,9 @@ struct LaunchParams {
   const std::uint16_t* x_bf16 = nullptr;  // [M, K], bf16 variants (bit patterns)
   const std::uint16_t* w_bf16 = nullptr;  // [N, K], bf16 variants
   const float* bias = nullptr;  // [N] or nullptr
-  float* y = nullptr;           // [M, N]
+  float* y = nullptr;           // [M, N] when y_dtype is f32
+  std::uint16_t* y_bf16 = nullptr;  // [M, N] bf16 bits when y_dtype is bf16 (variants with bf16_output)
+  DType y_dtype = DType::f32;
   int M = 0, N = 0, K = 0;
   cudaStream_t stream = nullptr;
 };
@@ -48,8 +50,8 @@ const std::vector<VariantEntry>& variant_entries();
 
 // Fail-closed validation of one call (forward_validation.cpp). On success fills *params (stream
 // included) and returns ok; otherwise returns the first failing check's status, in the order
-// no_device, unsupported_device, wrong_dtype, bad_size, inconsistent_size, null_pointer,
-// host_pointer, wrong_device, misaligned, aliasing. (unknown_variant is decided by the caller.)
+// no_device, unsupported_device, wrong_dtype, bad_size, inconsistent_size, unsupported_shape,
+// null_pointer, host_pointer, wrong_device, misaligned, aliasing. (unknown_variant is decided by the caller.)
 Status validate_forward(const KernelVariant& v, const ForwardArgs& args, LaunchParams* params);
 
 // Launchers, one per variant (the .cu files).
@@ -59,6 +61,7 @@ cudaError_t launch_mutant_k_reversed(const LaunchParams& p);
 cudaError_t launch_mutant_k_split_halves(const LaunchParams& p);
 cudaError_t launch_mutant_bias_first(const LaunchParams& p);
 cudaError_t launch_fwd_bf16_wmma_32x32x16(const LaunchParams& p);
+cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }

@@ -43,8 +43,31 @@ KernelVariant make_bf16_variant(int arch, int max_sm) {
   v.min_sm = arch;
   v.max_sm = max_sm;
   v.operand_dtype = DType::bf16;
+  v.bf16_output = true;
   v.description = "portable BF16 tensor-core baseline: 4 warps, each a 16x16 wmma tile over k steps of 16 staged in "
                   "shared memory; the accumulator is the C operand of every instruction; bias added after in FP32";
+  return v;
+}
+
+KernelVariant make_wgmma_variant() {
+  KernelVariant v;
+  v.id = "sm90.fwd.bf16.wgmma.128x256x64";
+  v.contract_id = "fwd.bf16.tc-fdpa-sm90/1";
+  v.tile_m = 128;
+  v.tile_n = 256;
+  v.tile_k = 64;
+  v.threads = 384;
+  v.stages = 4;
+  v.instruction = "wgmma.mma_async.m64n256k16 (sm_90a)";
+  v.min_sm = 90;
+  v.max_sm = 90;
+  v.operand_dtype = DType::bf16;
+  v.bf16_output = true;
+  v.k_multiple = 8;
+  v.operand_alignment = 16;
+  v.description = "Hopper BF16 tile: a TMA producer warpgroup feeds a 4-stage ring of 128x64 and 256x64 "
+                  "swizzled tiles; two consumer warpgroups each chain wgmma m64n256k16 over k ascending with "
+                  "the accumulator as C; bias added after in FP32; needs K % 8 == 0 and 16-byte aligned X, W";
   return v;
 }
 
@@ -72,6 +95,7 @@ const std::vector<VariantEntry>& variant_entries() {
        &launch_mutant_bias_first},
       {make_bf16_variant(90, 90), &launch_fwd_bf16_wmma_32x32x16},
       {make_bf16_variant(80, 89), &launch_fwd_bf16_wmma_32x32x16},
+      {make_wgmma_variant(), &launch_fwd_bf16_wgmma_128x256x64},
   };
   return entries;
 }

@@ -2,6 +2,7 @@
 // order, and each failure has its own StatusCode and a message naming the operand and the values.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -68,7 +69,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
                                                              " needs sm_" + std::to_string(v.min_sm) +
                                                              " or newer");
 
-  // --- wrong_dtype: operands as the variant says, bias and output f32 ---------------------------------
+  // --- wrong_dtype: operands as the variant says, bias f32, output f32 (or bf16 where supported) ----
   const bool has_bias = a.bias.data != nullptr;
   auto dtype_error = [&](const char* name, DType t, DType want) {
     return Status::error(StatusCode::wrong_dtype, std::string(name) + " is " + std::string(dtype_name(t)) +
@@ -79,7 +80,11 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   if (a.x.dtype != v.operand_dtype) return dtype_error("x.dtype", a.x.dtype, v.operand_dtype);
   if (a.w.dtype != v.operand_dtype) return dtype_error("w.dtype", a.w.dtype, v.operand_dtype);
   if (has_bias && a.bias.dtype != DType::f32) return dtype_error("bias.dtype", a.bias.dtype, DType::f32);
-  if (a.y_dtype != DType::f32) return dtype_error("y_dtype", a.y_dtype, DType::f32);
+  if (a.y_dtype != DType::f32 && !(v.bf16_output && a.y_dtype == DType::bf16))
+    return Status::error(StatusCode::wrong_dtype,
+                         "y_dtype is " + std::string(dtype_name(a.y_dtype)) + "; variant " + v.id +
+                             (v.bf16_output ? " writes f32 or bf16" : " writes f32 only"));
+  const std::int64_t ys = static_cast<std::int64_t>(dtype_size(a.y_dtype));
 
   // --- bad_size ----------------------------------------------------------------------------------
   const std::int64_t M = a.x.rows, K = a.x.cols, N = a.w.rows;
@@ -119,6 +124,12 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
     return Status::error(StatusCode::inconsistent_size, "bias is [" + str(a.bias.rows) + ", " + str(a.bias.cols) +
                                                             "]; expected [1, " + str(N) + "] (w.rows)");
 
+  // --- unsupported_shape -------------------------------------------------------------------------
+  if (v.k_multiple > 1 && K % v.k_multiple != 0)
+    return Status::error(StatusCode::unsupported_shape,
+                         "x.cols (K) = " + str(K) + " is not a multiple of " + std::to_string(v.k_multiple) +
+                             "; variant " + v.id + " needs that (TMA row strides are multiples of 16 bytes)");
+
   // --- null_pointer ------------------------------------------------------------------------------
   if (!a.x.data) return Status::error(StatusCode::null_pointer, "x.data is null");
   if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
@@ -126,7 +137,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
 
   const Operand ops[4] = {{"x", a.x.data, M * K * es},
                           {"w", a.w.data, N * K * es},
-                          {"y", a.y, M * N * 4},
+                          {"y", a.y, M * N * ys},
                           {"bias", a.bias.data, has_bias ? N * 4 : 0}};
   const int n_ops = has_bias ? 4 : 3;
 
@@ -165,11 +176,17 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   // --- misaligned --------------------------------------------------------------------------------
   for (int i = 0; i < n_ops; ++i) {
     const auto p = reinterpret_cast<std::uintptr_t>(ops[i].ptr);
-    const auto align = static_cast<std::uintptr_t>(i < 2 ? es : 4);  // x, w: operand size; y, bias: f32
+    // x, w: the operand size, or the variant's stricter alignment (TMA); y: its dtype; bias: f32.
+    const std::int64_t want = i < 2 ? std::max<std::int64_t>(es, v.operand_alignment) : i == 2 ? ys : 4;
+    const auto align = static_cast<std::uintptr_t>(want);
+    const DType t = i < 2 ? v.operand_dtype : i == 2 ? a.y_dtype : DType::f32;
     if (p % align != 0)
       return Status::error(StatusCode::misaligned, std::string(ops[i].name) + " (" + hex(p) + ") is not " +
                                                        std::to_string(align) + "-byte aligned (" +
-                                                       std::string(dtype_name(i < 2 ? v.operand_dtype : DType::f32)) + ")");
+                                                       std::string(dtype_name(t)) +
+                                                       (want > static_cast<std::int64_t>(dtype_size(t))
+                                                            ? ", variant " + v.id + " loads it with TMA)"
+                                                            : ")"));
   }
 
   // --- aliasing: y's byte range against every input's ----------------------------------------------
@@ -198,7 +215,11 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
     params->w = static_cast<const float*>(a.w.data);
   }
   params->bias = has_bias ? static_cast<const float*>(a.bias.data) : nullptr;
-  params->y = static_cast<float*>(a.y);
+  params->y_dtype = a.y_dtype;
+  if (a.y_dtype == DType::bf16)
+    params->y_bf16 = static_cast<std::uint16_t*>(a.y);
+  else
+    params->y = static_cast<float*>(a.y);
   params->M = static_cast<int>(M);
   params->N = static_cast<int>(N);
   params->K = static_cast<int>(K);

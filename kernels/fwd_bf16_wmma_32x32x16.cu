@@ -7,7 +7,8 @@
 // instruction, k ascending in steps of 16; the operands of each step are staged in shared memory with
 // rows past M or N and k past K filled with +0, so the last step's missing products are zero products
 // (the T-FDPA model: a zero product never moves the alignment exponent, and the hardware probe agrees).
-// The bias is added once after the chain with __fadd_rn; the output is FP32.
+// The bias is added once after the chain with __fadd_rn; the output is FP32, or BF16 with one
+// __float2bfloat16_rn (round to nearest even) at the store.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -25,7 +26,8 @@ constexpr int kLdAcc = kTile + 4;   // floats; a multiple of 4
 __global__ void __launch_bounds__(128) fwd_bf16_wmma_kernel(const std::uint16_t* __restrict__ x,
                                                             const std::uint16_t* __restrict__ w,
                                                             const float* __restrict__ bias, float* __restrict__ y,
-                                                            int M, int N, int K, unsigned tiles_n) {
+                                                            std::uint16_t* __restrict__ y_bf16, int M, int N, int K,
+                                                            unsigned tiles_n) {
 #if __CUDA_ARCH__ >= 800
   using namespace nvcuda;
   __shared__ __align__(32) std::uint16_t xs[kTile * kLdOperand];
@@ -60,7 +62,11 @@ __global__ void __launch_bounds__(128) fwd_bf16_wmma_kernel(const std::uint16_t*
     const int m = m0 + r, n = n0 + c;
     if (m >= M || n >= N) continue;
     const float v = acc_tile[r * kLdAcc + c];
-    y[static_cast<size_t>(m) * N + n] = bias != nullptr ? __fadd_rn(v, bias[n]) : v;
+    const float out = bias != nullptr ? __fadd_rn(v, bias[n]) : v;
+    if (y_bf16 != nullptr)
+      y_bf16[static_cast<size_t>(m) * N + n] = __bfloat16_as_ushort(__float2bfloat16_rn(out));
+    else
+      y[static_cast<size_t>(m) * N + n] = out;
   }
 #endif
 }
@@ -70,8 +76,8 @@ __global__ void __launch_bounds__(128) fwd_bf16_wmma_kernel(const std::uint16_t*
 cudaError_t launch_fwd_bf16_wmma_32x32x16(const LaunchParams& p) {
   const auto tiles_m = static_cast<unsigned>(ceil_div(p.M, kTile));
   const auto tiles_n = static_cast<unsigned>(ceil_div(p.N, kTile));
-  fwd_bf16_wmma_kernel<<<tiles_m * tiles_n, 128, 0, p.stream>>>(p.x_bf16, p.w_bf16, p.bias, p.y, p.M, p.N, p.K,
-                                                                 tiles_n);
+  fwd_bf16_wmma_kernel<<<tiles_m * tiles_n, 128, 0, p.stream>>>(p.x_bf16, p.w_bf16, p.bias, p.y, p.y_bf16, p.M, p.N,
+                                                                 p.K, tiles_n);
   const cudaError_t e = cudaGetLastError();  // the launch's own error, and clears it
   return e;
 }

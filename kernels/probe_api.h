@@ -16,4 +16,12 @@ namespace ordo::kernels {
 Status run_bf16_mma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
                           const std::vector<float>& c, std::vector<float>& d, int tiles);
 
+// The same tiles through the sm_90a wgmma kernel (kernels/fwd_bf16_wgmma_128x256x64.cu in probe mode):
+// block b runs the variant's own pipeline (TMA, 128-byte swizzle, wgmma.mma_async.m64n256k16) on rows and
+// columns 16b.. of A and B^T with K = 16, so every output is one wgmma instruction's result, and keeps
+// the 16x16 corner. With accumulator_disabled the instruction runs with scale-d = 0 (C is ignored);
+// otherwise C is loaded into the accumulators and passed with scale-d = 1. Needs an sm_90 device.
+Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
+                            const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled);
+
 }  // namespace ordo::kernels

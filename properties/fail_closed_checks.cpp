@@ -12,7 +12,15 @@
 namespace ordo::properties {
 namespace {
 
-constexpr std::int64_t kM = 5, kN = 7, kK = 9;
+constexpr std::int64_t kM = 5, kN = 7;
+// K of the valid call: ragged (9) where the variant takes any K, else the first multiple of its
+// k_multiple above 16 (24 for TMA variants), so the valid call exercises a K tail either way.
+std::int64_t valid_k(const KernelVariant& v) {
+  return v.k_multiple > 1 ? (16 / v.k_multiple + 1) * v.k_multiple : 9;
+}
+// Operands start 64 bytes apart at least, so every variant's alignment holds for the valid call.
+constexpr std::int64_t kAlignFloats = 16;
+std::int64_t round_up(std::int64_t n) { return (n + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
 constexpr unsigned char kSentinel = 0x5A;
 
 void cuda_check(cudaError_t e, const char* what) {
@@ -22,19 +30,21 @@ void cuda_check(cudaError_t e, const char* what) {
 // Valid device buffers for one [kM,kK] x [kN,kK] problem. `arena` holds x, w, b and y back to back so
 // that aliasing scenarios can point one operand into another.
 struct Buffers {
+  std::int64_t K;
   float* arena = nullptr;
   float* x = nullptr;
   float* w = nullptr;
   float* b = nullptr;
   float* y = nullptr;
   std::size_t y_bytes = kM * kN * sizeof(float);
-  std::size_t arena_floats = kM * kK + kN * kK + kN + kM * kN + 64;
-  Buffers() {
+  std::size_t arena_floats;
+  explicit Buffers(std::int64_t k)
+      : K(k), arena_floats(static_cast<std::size_t>(round_up(kM * k) + round_up(kN * k) + round_up(kN) + kM * kN + 64)) {
     cuda_check(cudaMalloc(&arena, arena_floats * sizeof(float)), "cudaMalloc");
     x = arena;
-    w = x + kM * kK;
-    b = w + kN * kK;
-    y = b + kN + 16;  // keep y 16-byte aligned and apart from b
+    w = x + round_up(kM * K);
+    b = w + round_up(kN * K);
+    y = b + round_up(kN);  // 64-byte aligned and apart from b
     cuda_check(cudaMemset(arena, 0, arena_floats * sizeof(float)), "cudaMemset");
   }
   ~Buffers() { cudaFree(arena); }
@@ -44,8 +54,8 @@ struct Buffers {
 
 kernels::ForwardArgs valid_args(const Buffers& buf, DType operand) {
   kernels::ForwardArgs a;
-  a.x = {buf.x, operand, kM, kK};
-  a.w = {buf.w, operand, kN, kK};
+  a.x = {buf.x, operand, kM, buf.K};
+  a.w = {buf.w, operand, kN, buf.K};
   a.bias = {buf.b, DType::f32, 1, kN};
   a.y = buf.y;
   a.y_rows = kM;
@@ -59,23 +69,23 @@ struct Scenario {
   std::function<void(kernels::ForwardArgs&, std::string& variant, Buffers&, void* host_block, void* pinned_block)> mutate;
 };
 
-std::vector<Scenario> scenarios() {
+std::vector<Scenario> scenarios(const KernelVariant& v, std::int64_t kK) {
   using A = kernels::ForwardArgs;
   auto on_args = [](std::function<void(A&)> f) {
     return [f](A& a, std::string&, Buffers&, void*, void*) { f(a); };
   };
-  return {
+  std::vector<Scenario> list = {
       {"unknown variant id", StatusCode::unknown_variant,
-       [](A&, std::string& v, Buffers&, void*, void*) { v = "no.such.variant"; }},
+       [](A&, std::string& id, Buffers&, void*, void*) { id = "no.such.variant"; }},
       {"x has the other operand dtype (f32 <-> bf16)", StatusCode::wrong_dtype,
        on_args([](A& a) { a.x.dtype = a.x.dtype == DType::f32 ? DType::bf16 : DType::f32; })},
       {"w is f16", StatusCode::wrong_dtype, on_args([](A& a) { a.w.dtype = DType::f16; })},
       {"bias is f64", StatusCode::wrong_dtype, on_args([](A& a) { a.bias.dtype = DType::f64; })},
-      {"y is bf16", StatusCode::wrong_dtype, on_args([](A& a) { a.y_dtype = DType::bf16; })},
+      {"y is f16", StatusCode::wrong_dtype, on_args([](A& a) { a.y_dtype = DType::f16; })},
       {"M = 0", StatusCode::bad_size, on_args([](A& a) { a.x.rows = 0; a.y_rows = 0; })},
       {"K = -1", StatusCode::bad_size, on_args([](A& a) { a.x.cols = -1; a.w.cols = -1; })},
       {"N = 0", StatusCode::bad_size, on_args([](A& a) { a.w.rows = 0; a.y_cols = 0; a.bias.cols = 0; })},
-      {"w.cols != x.cols", StatusCode::inconsistent_size, on_args([](A& a) { a.w.cols = kK - 1; })},
+      {"w.cols != x.cols", StatusCode::inconsistent_size, on_args([kK](A& a) { a.w.cols = kK - 1; })},
       {"y rows != M", StatusCode::inconsistent_size, on_args([](A& a) { a.y_rows = kM + 1; })},
       {"y cols != N", StatusCode::inconsistent_size, on_args([](A& a) { a.y_cols = kN - 1; })},
       {"bias length != N", StatusCode::inconsistent_size, on_args([](A& a) { a.bias.cols = kN + 1; })},
@@ -92,13 +102,29 @@ std::vector<Scenario> scenarios() {
        on_args([](A& a) { a.bias.data = static_cast<const char*>(a.bias.data) + 1; })},
       {"y is x", StatusCode::aliasing, [](A& a, std::string&, Buffers& b, void*, void*) { a.x.data = b.y; }},
       {"y overlaps the end of w", StatusCode::aliasing,
-       [](A& a, std::string&, Buffers& b, void*, void*) {
+       [kK](A& a, std::string&, Buffers& b, void*, void*) {
          // w's last 12 bytes are y's first 12, whatever the operand size.
          a.w.data = reinterpret_cast<const char*>(b.y) - (kN * kK * static_cast<std::int64_t>(dtype_size(a.w.dtype)) - 12);
        }},
       {"y overlaps the bias", StatusCode::aliasing,
        [](A& a, std::string&, Buffers& b, void*, void*) { a.bias.data = b.y + 2; }},
   };
+  if (!v.bf16_output)
+    list.push_back({"y is bf16 (variant writes f32 only)", StatusCode::wrong_dtype,
+                    on_args([](A& a) { a.y_dtype = DType::bf16; })});
+  if (v.k_multiple > 1)
+    list.push_back({"K = " + std::to_string(kK - 1) + ", not a multiple of " + std::to_string(v.k_multiple),
+                    StatusCode::unsupported_shape, on_args([kK](A& a) {
+                      a.x.cols = kK - 1;
+                      a.w.cols = kK - 1;
+                    })});
+  const auto element = static_cast<std::int64_t>(dtype_size(v.operand_dtype));
+  if (v.operand_alignment > element)
+    list.push_back({"w is element-aligned but " + std::to_string(element) + " bytes off " +
+                        std::to_string(v.operand_alignment) + "-byte alignment",
+                    StatusCode::misaligned,
+                    on_args([element](A& a) { a.w.data = static_cast<const char*>(a.w.data) + element; })});
+  return list;
 }
 
 }  // namespace
@@ -108,13 +134,14 @@ std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& vari
   const KernelVariant* variant = kernels::find_forward_variant(variant_id);
   if (!variant) throw std::invalid_argument("unknown kernel variant " + variant_id);
   const DType operand = variant->operand_dtype;
-  Buffers buf;
+  const std::int64_t kK = valid_k(*variant);
+  Buffers buf(kK);
   std::vector<float> host_block(kN * kK + 64, 1.0f);
   void* pinned = nullptr;
   cuda_check(cudaMallocHost(&pinned, (kN * kK + 64) * sizeof(float)), "cudaMallocHost");
   std::vector<unsigned char> y_before(buf.y_bytes, kSentinel), y_after(buf.y_bytes);
 
-  for (const Scenario& s : scenarios()) {
+  for (const Scenario& s : scenarios(*variant, kK)) {
     cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
     kernels::ForwardArgs args = valid_args(buf, operand);
     std::string called_variant = variant_id;
@@ -144,6 +171,21 @@ std::vector<FailClosedOutcome> run_fail_closed_scenarios(const std::string& vari
     o.got = st.code;
     o.message = st.message;
     o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes) != 0;  // must be written
+    outcomes.push_back(o);
+  }
+  if (variant->bf16_output) {  // the same control with a bf16 Y (half the bytes)
+    cuda_check(cudaMemset(buf.y, kSentinel, buf.y_bytes), "cudaMemset");
+    kernels::ForwardArgs args = valid_args(buf, operand);
+    args.y_dtype = DType::bf16;
+    const Status st = kernels::forward(variant_id, args);
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_check(cudaMemcpy(y_after.data(), buf.y, buf.y_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    FailClosedOutcome o;
+    o.scenario = "control: the valid call with a bf16 y is accepted and writes y";
+    o.expected = StatusCode::ok;
+    o.got = st.code;
+    o.message = st.message;
+    o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes / 2) != 0;  // must be written
     outcomes.push_back(o);
   }
 

@@ -96,15 +96,17 @@ ForwardProblem ForwardCase::materialize() const {
     for (float& v : p.x) v = oracle::round_to_bf16(v);
     for (float& v : p.w) v = oracle::round_to_bf16(v);
   }
+  p.bf16_output = bf16_output;
   return p;
 }
 
 std::string ForwardCase::summary() const {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "M=%lld N=%lld K=%lld %s family=%s seed=0x%016llx%s", static_cast<long long>(M),
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "M=%lld N=%lld K=%lld %s family=%s seed=0x%016llx%s%s", static_cast<long long>(M),
                 static_cast<long long>(N), static_cast<long long>(K), has_bias ? "bias" : "no-bias",
                 std::string(family_name(family)).c_str(), static_cast<unsigned long long>(seed),
-                explicit_values ? " (values minimised)" : bf16_operands ? " bf16" : "");
+                explicit_values ? " (values minimised)" : bf16_operands ? " bf16" : "",
+                bf16_output ? " y=bf16" : "");
   return buf;
 }
 
@@ -121,9 +123,11 @@ rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
   return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::elementOf(edges)}, {3, log_uniform}});
 }
 
-rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions o) {
+  const std::int64_t km = std::max(1, o.k_multiple);
   return rc::gen::apply(
-      [limits, bf16_operands](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed) {
+      [limits, o, km](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+                      int out_choice) {
         // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
         while (M * N * K > limits.max_volume) {
           std::int64_t& largest = (M >= N && M >= K) ? M : (N >= K ? N : K);
@@ -132,15 +136,21 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
         ForwardCase c;
         c.M = M;
         c.N = N;
-        c.K = K;
+        c.K = (K + km - 1) / km * km;
         c.family = f;
         c.has_bias = bias;
         c.seed = seed;
-        c.bf16_operands = bf16_operands;
+        c.bf16_operands = o.bf16_operands;
+        c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
         return c;
       },
       gen_dimension(limits.max_m), gen_dimension(limits.max_n), gen_dimension(limits.max_k),
-      rc::gen::elementOf(families), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<std::uint64_t>());
+      rc::gen::elementOf(families), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<std::uint64_t>(),
+      rc::gen::inRange(0, 2));
+}
+
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {
+  return gen_forward_case(limits, std::move(families), CaseOptions{.bf16_operands = bf16_operands});
 }
 
 void showValue(const ForwardCase& c, std::ostream& os) {

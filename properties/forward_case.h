@@ -28,6 +28,7 @@ struct ForwardCase {
   bool has_bias = false;
   std::uint64_t seed = 0;
   bool bf16_operands = false;  // X and W rounded to bfloat16 (for contracts with bf16 operands)
+  bool bf16_output = false;    // Y written as bfloat16 (variants with bf16_output)
   std::optional<ForwardProblem> explicit_values;
 
   ForwardProblem materialize() const;
@@ -36,6 +37,14 @@ struct ForwardCase {
 
 // Sizes at and around the kernels' tile edges (1, 16, 32, 64, 128, ...) are drawn with high weight.
 rc::Gen<std::int64_t> gen_dimension(std::int64_t max);
+// What a variant needs of its cases: bf16 operands, K a multiple of k_multiple (K is rounded up to
+// it, so shrinking keeps it), and, with bf16_output_sometimes, half the cases with a bf16 Y.
+struct CaseOptions {
+  bool bf16_operands = false;
+  int k_multiple = 1;
+  bool bf16_output_sometimes = false;
+};
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions options);
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families,
                                       bool bf16_operands = false);
 

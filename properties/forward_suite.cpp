@@ -96,8 +96,9 @@ Suite build_forward_suite(const SuiteOptions& o) {
                      std::to_string(o.device_sm);
     auto add_gpu = [&](std::string name, std::string description, std::int64_t cases,
                        std::function<CheckResult(const ForwardCase&)> check) {
+      const CaseOptions options{.bf16_operands = bf16, .k_multiple = v->k_multiple, .bf16_output_sometimes = v->bf16_output};
       PropertySpec spec{std::move(name), std::move(description), "cuda", id, v->contract_id, cases,
-                        gen_forward_case(gpu, all, bf16), std::move(check), false, not_runnable};
+                        gen_forward_case(gpu, all, options), std::move(check), false, not_runnable};
       s.properties.push_back(std::move(spec));
     };
     add_gpu("forward.kernel_equals_emulator", "kernel output == emulator output, bit for bit, NaN bits included",

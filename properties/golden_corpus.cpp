@@ -40,6 +40,8 @@ void write_golden_file(const GoldenFile& f, const std::string& path) {
     nlohmann::json jc = {{"family", c.family}, {"M", c.problem.M}, {"N", c.problem.N}, {"K", c.problem.K},
                          {"x", to_hex(c.problem.x)}, {"w", to_hex(c.problem.w)}, {"y", to_hex(c.y)}};
     if (c.problem.bias) jc["bias"] = to_hex(*c.problem.bias);
+    // A bf16 Y is stored as the float of equal value (bits << 16); the field says so.
+    if (c.problem.bf16_output) jc["y_dtype"] = "bf16";
     j["cases"].push_back(jc);
   }
   std::ofstream out(path);
@@ -69,6 +71,9 @@ GoldenFile read_golden_file(const std::string& path) {
     c.problem.w = from_hex(jc.at("w"), N * K, "w");
     if (jc.contains("bias")) c.problem.bias = from_hex(jc.at("bias"), N, "bias");
     c.y = from_hex(jc.at("y"), M * N, "y");
+    const std::string y_dtype = jc.value("y_dtype", "f32");
+    if (y_dtype != "f32" && y_dtype != "bf16") throw std::runtime_error(path + ": unknown y_dtype " + y_dtype);
+    c.problem.bf16_output = y_dtype == "bf16";
     f.cases.push_back(std::move(c));
   }
   return f;

@@ -1,6 +1,7 @@
 #include "properties/tc_probe.h"
 
 #include <bit>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -255,6 +256,58 @@ std::vector<PropertyRun> run_tc_probe(const TileRunner& run_tiles, const ProbeOp
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (PropertyRun& r : rows) r.seconds = seconds / static_cast<double>(rows.size());
   return rows;
+}
+
+PropertyRun run_accumulator_disabled_probe(const TileRunner& with_c, const TileRunner& disabled,
+                                           const ProbeOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto cands = candidates();
+  const TcFdpaParams model = cands[expected_candidate(o.device_sm).value_or(1)].params;
+  PropertyRun r = make_row("probe.accumulator_disabled_equals_c_plus_zero",
+                           "the instruction with its accumulator disabled (scale-d = 0, C poisoned with NaN) equals "
+                           "the instruction with C = +0, bit for bit, and both equal the model at C = +0",
+                           o.instruction + " on sm_" + std::to_string(o.device_sm),
+                           "model.tc-fdpa." + cands[expected_candidate(o.device_sm).value_or(1)].name.substr(0, 4));
+  // Random tiles, then the targeted ones (exact zeros of either sign among them), all with C = +0.
+  Tiles tiles = random_tiles(std::max(1, o.random_tiles / 4), o.seed + 7);
+  const auto probes = targeted_probes();
+  const int random_count = tiles.count;
+  Tiles all(random_count + static_cast<int>(probes.size()));
+  std::copy(tiles.a.begin(), tiles.a.end(), all.a.begin());
+  std::copy(tiles.bt.begin(), tiles.bt.end(), all.bt.begin());
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    for (std::size_t k = 0; k < probes[i].a.size(); ++k) {
+      all.a[(random_count + i) * 256 + k] = bf16_bits(probes[i].a[k]);
+      all.bt[(random_count + i) * 256 + k] = bf16_bits(probes[i].b[k]);
+    }
+  std::fill(all.c.begin(), all.c.end(), 0.0f);
+  const std::vector<float> poisoned(all.c.size(), float_of(0x7FC00000u));
+  std::vector<float> d_c, d_off;
+  Status s = with_c(all.a, all.bt, all.c, d_c, all.count);
+  if (s.ok()) s = disabled(all.a, all.bt, poisoned, d_off, all.count);
+  if (!s.ok()) {
+    r.tool_errors = 1;
+    r.failures.push_back({"ordo probe", "could not run the probe kernel: " + s.to_string(), "", "", 0});
+    return r;
+  }
+  const std::int64_t outputs = static_cast<std::int64_t>(all.count) * 256;
+  r.cases = all.count;
+  r.elements = outputs;
+  for (int tile = 0; tile < all.count; ++tile)
+    for (int i = 0; i < 256; ++i) {
+      const float a = d_c[tile * 256 + i], b = d_off[tile * 256 + i];
+      const float want = model_output(model, all, tile, i / 16, i % 16);
+      if (bits_of(a) == bits_of(b) && bits_of(a) == bits_of(want)) continue;
+      if (r.failed++ == 0)
+        r.failures.push_back({"ordo probe --seed " + std::to_string(o.seed),
+                              "tile " + std::to_string(tile) + (tile >= random_count ? " (targeted)" : "") + " [" +
+                                  std::to_string(i / 16) + "," + std::to_string(i % 16) + "]: C = +0 gives " +
+                                  describe_float(a) + ", accumulator disabled gives " + describe_float(b) +
+                                  ", model " + describe_float(want),
+                              "", "", 0});
+    }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
 }
 
 }  // namespace ordo::properties

@@ -26,4 +26,12 @@ struct ProbeOptions {
 // overflow and subnormal inputs. One row per measurement, named probe.*.
 std::vector<PropertyRun> run_tc_probe(const TileRunner& run_tiles, const ProbeOptions& options);
 
+// wgmma can disable its accumulator (scale-d = 0) instead of reading C. One row,
+// probe.accumulator_disabled_equals_c_plus_zero: random and targeted tiles run once with C = +0 read
+// as the accumulator (`with_c`) and once with the accumulator disabled and C poisoned with NaN
+// (`disabled`); every output must agree bit for bit (and with the model at C = +0), so that a kernel
+// may start its chain either way.
+PropertyRun run_accumulator_disabled_probe(const TileRunner& with_c, const TileRunner& disabled,
+                                           const ProbeOptions& options);
+
 }  // namespace ordo::properties

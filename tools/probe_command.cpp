@@ -37,10 +37,27 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   po.device_sm = report.environment.gpu->sm;
   std::printf("ordo probe: %s (sm_%d), %d random tiles (%d outputs), seed %llu\n", report.environment.gpu->name.c_str(),
               po.device_sm, o.tiles, o.tiles * 256, static_cast<unsigned long long>(o.seed));
-  for (properties::PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) {
+  auto add = [&report](properties::PropertyRun run) {
     reports::ResultRow row{std::move(run), 0, ""};
     print_row(row);
     report.results.push_back(std::move(row));
+  };
+  for (properties::PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) add(std::move(run));
+  // wgmma, through the sm90 wgmma variant's own pipeline in probe mode: the same measurements, and
+  // whether a disabled accumulator (scale-d = 0) equals C = +0.
+  if (po.device_sm == 90) {
+    properties::ProbeOptions pw = po;
+    pw.instruction = "wgmma.mma_async.m64n256k16.bf16 (TMA-fed, as in sm90.fwd.bf16.wgmma.128x256x64)";
+    const properties::TileRunner with_c = [](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
+      return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, false);
+    };
+    const properties::TileRunner disabled = [](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
+      return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, true);
+    };
+    for (properties::PropertyRun& run : properties::run_tc_probe(with_c, pw)) add(std::move(run));
+    add(properties::run_accumulator_disabled_probe(with_c, disabled, pw));
+  } else {
+    std::printf("wgmma probes: not run (wgmma is an sm_90a instruction; this GPU is sm_%d)\n", po.device_sm);
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::filesystem::create_directories(o.out_dir);

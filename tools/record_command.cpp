@@ -35,7 +35,9 @@ int run_record(const RecordOptions& o) {
     f.contract = v.contract_id;
     f.gpu = gpu.name + ", sm_" + std::to_string(gpu.sm) + ", CUDA driver API " + std::to_string(gpu.driver_version);
     f.commit = build_git_commit();
-    const auto gen = properties::gen_forward_case(limits, properties::all_families(), v.operand_dtype == DType::bf16);
+    const auto gen = properties::gen_forward_case(
+        limits, properties::all_families(),
+        {.bf16_operands = v.operand_dtype == DType::bf16, .k_multiple = v.k_multiple, .bf16_output_sometimes = v.bf16_output});
     rc::Random root(o.seed);
     for (int i = 0; i < o.cases; ++i) {
       const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();

@@ -108,5 +108,27 @@ TEST(ForwardCase, SameSeedSameValues) {
   EXPECT_EQ(*a.bias, *b.bias);
 }
 
+TEST(ShapeGenerator, VariantOptionsHoldForEveryCase) {
+  // A TMA variant's K granularity and the bf16-output choice: K is always a multiple, both outputs occur.
+  const ShapeLimits limits{.max_m = 64, .max_n = 64, .max_k = 300, .max_volume = 1 << 14};
+  const auto gen = gen_forward_case(limits, all_families(),
+                                    CaseOptions{.bf16_operands = true, .k_multiple = 8, .bf16_output_sometimes = true});
+  rc::Random root(7);
+  int bf16_out = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const ForwardCase c = gen(root.split(), rc::kNominalSize).value();
+    ASSERT_EQ(c.K % 8, 0) << c.summary();
+    ASSERT_GE(c.K, 8);
+    ASSERT_TRUE(c.bf16_operands);
+    bf16_out += c.bf16_output;
+    EXPECT_EQ(c.materialize().bf16_output, c.bf16_output);
+  }
+  EXPECT_GT(bf16_out, 600);
+  EXPECT_LT(bf16_out, 1400);
+  // Without the option no case asks for a bf16 output.
+  const auto plain = gen_forward_case(limits, all_families(), true);
+  for (int i = 0; i < 500; ++i) ASSERT_FALSE(plain(root.split(), rc::kNominalSize).value().bf16_output);
+}
+
 }  // namespace
 }  // namespace ordo::properties

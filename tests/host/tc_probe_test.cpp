@@ -54,6 +54,40 @@ TEST(TcProbe, IdentifiesTheSm90SetAndOnlyIt) {
   EXPECT_EQ(row(rows, "probe.random_vs_model").cases, 200 * 256);
 }
 
+// "Hardware" whose disabled accumulator ignores C (as scale-d = 0 must), optionally returning -0 where
+// the model's exact zero is +0 (a planted defect the accumulator-disabled probe must catch).
+TileRunner disabled_accumulator(oracle::TcFdpaParams p, bool negative_zero) {
+  return [p, negative_zero](const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
+                            const std::vector<float>& c, std::vector<float>& d, int tiles) {
+    const std::vector<float> zeros(c.size(), 0.0f);
+    Status s = model_hardware(p)(a, bt, zeros, d, tiles);
+    if (negative_zero)
+      for (float& v : d)
+        if (v == 0.0f) v = -0.0f;
+    return s;
+  };
+}
+
+TEST(TcProbe, AccumulatorDisabledProbePassesWhenItEqualsCPlusZero) {
+  const auto p = oracle::tc_fdpa_params_sm90();
+  const PropertyRun r = run_accumulator_disabled_probe(model_hardware(p), disabled_accumulator(p, false), options(90));
+  EXPECT_TRUE(r.passed()) << (r.failures.empty() ? "" : r.failures[0].detail);
+  EXPECT_GT(r.elements, 50 * 256);
+}
+
+TEST(TcProbe, AccumulatorDisabledProbeCatchesADifferentZeroSign) {
+  const auto p = oracle::tc_fdpa_params_sm90();
+  const PropertyRun r = run_accumulator_disabled_probe(model_hardware(p), disabled_accumulator(p, true), options(90));
+  EXPECT_FALSE(r.passed());
+}
+
+TEST(TcProbe, AccumulatorDisabledProbeCatchesAnAccumulatorThatIsRead) {
+  // Passing the poisoned C through (scale-d ignored) turns every output into NaN.
+  const auto p = oracle::tc_fdpa_params_sm90();
+  const PropertyRun r = run_accumulator_disabled_probe(model_hardware(p), model_hardware(p), options(90));
+  EXPECT_FALSE(r.passed());
+}
+
 TEST(TcProbe, IdentifiesTheSm80Set) {
   const auto rows = run_tc_probe(model_hardware(oracle::tc_fdpa_params_sm80()), options(86));
   EXPECT_TRUE(row(rows, "probe.parameter_identification").passed());

@@ -1,0 +1,84 @@
+#pragma once
+// PTX wrappers for the sm_90a kernels: mbarriers, TMA tile loads, the wgmma fences and the shared
+// memory matrix descriptor. Names follow the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor",
+// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"). Only compiled for sm_90a.
+#include <cuda.h>  // CUtensorMap (a plain 128-byte struct; no driver library is linked for it)
+
+#include <cstdint>
+
+namespace ordo::kernels::detail::sm90 {
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals) : "memory");
+}
+
+// Makes the initialised barriers visible to the async proxy (TMA) before any thread uses them.
+__device__ __forceinline__ void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+
+// One arrival that also announces `bytes` of TMA transactions the phase must wait for.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+
+__device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(smem_u32(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Waits until the barrier's phase with the given parity has completed.
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  while (!mbarrier_try_wait(bar, parity)) {
+  }
+}
+
+// TMA: copies the box at element coordinates (c0 = innermost, c1) of the tensor map into shared
+// memory; elements outside the tensor are written as zeros (the map's OOB fill is NONE). Completion
+// is counted on `bar` in bytes.
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* map, std::uint64_t* bar, int c0,
+                                            int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+          smem_u32(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+
+// Matrix descriptor of a K-major tile written by TMA with 128-byte swizzle: rows of 64 bf16 (128
+// bytes), 8-row groups 1024 bytes apart (the stride byte offset), the tile base 1024-byte aligned so
+// the base-offset field is 0. The leading byte offset is not used by swizzled K-major layouts (set
+// to 1 as is conventional). Advancing along K by 16 elements inside the 64-wide row adds 32 bytes to
+// the start address (the hardware applies the swizzle to the computed addresses).
+__device__ __forceinline__ std::uint64_t smem_desc_k_major_sw128(const void* tile) {
+  std::uint64_t desc = (static_cast<std::uint64_t>(smem_u32(tile)) & 0x3FFFF) >> 4;  // start address, 16 B units
+  desc |= std::uint64_t{1} << 16;                                                     // leading byte offset
+  desc |= std::uint64_t{1024 >> 4} << 32;                                             // stride byte offset
+  desc |= std::uint64_t{1} << 62;                                                     // swizzle: 128 B
+  return desc;
+}
+
+#endif
+
+}  // namespace ordo::kernels::detail::sm90
