@@ -44,6 +44,7 @@ struct KernelArgs {
   std::uint16_t* y_bf16;
   int M, N, K;
   unsigned tiles_m, tiles_n;
+  bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
   // Probe mode only: C [tiles][16][16] is the accumulators' start value and D [tiles][16][16] the result
   // for the 16x16 corner of block b's tile at (16b, 16b); scale_d_first is the first instruction's scale-d.
   const float* probe_c;
@@ -118,6 +119,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
+  // One wgmma group (one k tile) stays in flight while the next is issued: instructions on the same
+  // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
+  // stage is released once the group that read it has completed.
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int s = kt % kStages;
     mbarrier_wait(&full[s], static_cast<std::uint32_t>((kt / kStages) & 1));
@@ -133,9 +137,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     wgmma_commit_group();
-    wgmma_wait_all();
-    mbarrier_arrive(&empty[s]);
+    wgmma_wait_all_but_one();
+    if (kt > 0) mbarrier_arrive(&empty[(kt - 1) % kStages]);
   }
+  wgmma_wait_all();
+#pragma unroll
+  for (int i = 0; i < kBN / 2; ++i) fence_register(d[i]);
 
   if constexpr (kProbe) {
     if (c == 0 && warp == 0) {
@@ -148,21 +155,41 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
+  // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte (bf16)
+  // access where the pair is inside N and aligned (a.paired_stores), else element by element.
   const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i) {
-    const int col0 = n0 + 8 * i + 2 * (lane % 4);
+    const int col = n0 + 8 * i + 2 * (lane % 4);
+    if (col >= a.N) continue;
+    const bool pair = a.paired_stores && col + 1 < a.N;
+    const float b0 = a.bias != nullptr ? a.bias[col] : 0.0f;
+    const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-      const int row = row0 + 8 * (v / 2), col = col0 + v % 2;
-      if (row >= a.M || col >= a.N) continue;
-      float out = d[4 * i + v];
-      if (a.bias != nullptr) out = __fadd_rn(out, a.bias[col]);
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + 8 * h;
+      if (row >= a.M) continue;
+      float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
+      if (a.bias != nullptr) {
+        v0 = __fadd_rn(v0, b0);
+        v1 = __fadd_rn(v1, b1);
+      }
       const size_t at = static_cast<size_t>(row) * a.N + col;
-      if (a.y_bf16 != nullptr)
-        a.y_bf16[at] = __bfloat16_as_ushort(__float2bfloat16_rn(out));
-      else
-        a.y[at] = out;
+      if (a.y_bf16 != nullptr) {
+        const std::uint16_t u0 = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
+        const std::uint16_t u1 = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
+        if (pair) {
+          *reinterpret_cast<std::uint32_t*>(a.y_bf16 + at) = static_cast<std::uint32_t>(u0) | (std::uint32_t{u1} << 16);
+        } else {
+          a.y_bf16[at] = u0;
+          if (col + 1 < a.N) a.y_bf16[at + 1] = u1;
+        }
+      } else if (pair) {
+        *reinterpret_cast<float2*>(a.y + at) = make_float2(v0, v1);
+      } else {
+        a.y[at] = v0;
+        if (col + 1 < a.N) a.y[at + 1] = v1;
+      }
     }
   }
 #else
@@ -231,6 +258,9 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   args.K = p.K;
   args.tiles_m = static_cast<unsigned>(ceil_div(p.M, kBM));
   args.tiles_n = static_cast<unsigned>(ceil_div(p.N, kBN));
+  const std::uintptr_t y_address = p.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(p.y_bf16)
+                                                       : reinterpret_cast<std::uintptr_t>(p.y);
+  args.paired_stores = p.N % 2 == 0 && y_address % (p.y_bf16 != nullptr ? 4 : 8) == 0;
   args.scale_d_first = 1;
   return launch<false>(map_x, map_w, args, args.tiles_m * args.tiles_n, p.stream);
 }

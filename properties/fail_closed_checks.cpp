@@ -103,8 +103,8 @@ std::vector<Scenario> scenarios(const KernelVariant& v, std::int64_t kK) {
       {"y is x", StatusCode::aliasing, [](A& a, std::string&, Buffers& b, void*, void*) { a.x.data = b.y; }},
       {"y overlaps the end of w", StatusCode::aliasing,
        [kK](A& a, std::string&, Buffers& b, void*, void*) {
-         // w's last 12 bytes are y's first 12, whatever the operand size.
-         a.w.data = reinterpret_cast<const char*>(b.y) - (kN * kK * static_cast<std::int64_t>(dtype_size(a.w.dtype)) - 12);
+         // w's last 16 bytes are y's first 16, whatever the operand size (16 keeps TMA's alignment).
+         a.w.data = reinterpret_cast<const char*>(b.y) - (kN * kK * static_cast<std::int64_t>(dtype_size(a.w.dtype)) - 16);
        }},
       {"y overlaps the bias", StatusCode::aliasing,
        [](A& a, std::string&, Buffers& b, void*, void*) { a.bias.data = b.y + 2; }},

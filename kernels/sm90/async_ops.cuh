@@ -65,6 +65,15 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* m
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+// Tells the compiler a register may have changed here, so that no read of an accumulator is moved
+// above the wgmma wait that makes it valid (the asynchronous instruction writes it behind the
+// compiler's back).
+__device__ __forceinline__ void fence_register(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// Waits until at most one committed group (the latest) is still pending.
+__device__ __forceinline__ void wgmma_wait_all_but_one() {
+  asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+}
 
 // Matrix descriptor of a K-major tile written by TMA with 128-byte swizzle: rows of 64 bf16 (128
 // bytes), 8-row groups 1024 bytes apart (the stride byte offset), the tile base 1024-byte aligned so
