@@ -1,9 +1,12 @@
 // Variant "sm90.fwd.bf16.wgmma.128x256x64" of contract fwd.bf16.tc-fdpa-sm90/1: the Hopper BF16
-// tensor-core forward GEMM. One block of three warpgroups computes a 128x256 output tile:
+// tensor-core forward GEMM. A persistent grid (one block of three warpgroups per SM) walks the
+// 128x256 output tiles round-robin in a fixed, rasterised order:
 //   * warpgroup 0 is the producer: one thread streams 128x64 tiles of X and 256x64 tiles of W into a
 //     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers;
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
+// When the last wave of tiles would be at most half full, its tiles are computed as 128x128 halves
+// (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
 //
 // The order (the contract): the FP32 accumulators start at +0 and are the C operand of every
 // instruction (scale-d = 1), k ascending in steps of 16; TMA fills elements past M, N or K with +0,
@@ -18,6 +21,8 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -32,30 +37,75 @@ namespace detail {
 namespace {
 
 constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kHalfBN = kBN / 2;
 constexpr int kStages = 4;
 constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
 
+// The work of one launch: `units` work units handed out round-robin (unit u to block u % gridDim.x).
+// Units below full_units are whole 128x256 tiles in rasterised order; the rest split the remaining
+// tiles into two 128x128 halves each, so that a last, partial wave of whole tiles becomes a wave of
+// half as long. Every output is computed by exactly one unit, over all of K: the split changes
+// which block computes an output, never its chain.
 struct KernelArgs {
   const float* bias;
   float* y;
   std::uint16_t* y_bf16;
   int M, N, K;
   unsigned tiles_m, tiles_n;
+  unsigned full_units, units;
   bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
-  // Probe mode only: C [tiles][16][16] is the accumulators' start value and D [tiles][16][16] the result
-  // for the 16x16 corner of block b's tile at (16b, 16b); scale_d_first is the first instruction's scale-d.
+  // Probe mode only: unit b is the 16x16 corner of the tile at (16b, 16b); C [units][16][16] is the
+  // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d.
   const float* probe_c;
   float* probe_d;
   int scale_d_first;
 };
 
+struct Unit {
+  int m0, n0;
+  bool half;
+};
+
+template <bool kProbe>
+__device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u) {
+  if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), false};
+  const bool half = u >= a.full_units;
+  const unsigned t = half ? a.full_units + (u - a.full_units) / 2 : u;
+  constexpr unsigned kGroupM = 8;  // rasterisation: 8 tile rows share each W tile while it is in L2
+  const unsigned per_group = kGroupM * a.tiles_n;
+  const unsigned first_m = (t / per_group) * kGroupM;
+  const unsigned rows = min(a.tiles_m - first_m, kGroupM);
+  const unsigned in_group = t % per_group;
+  const int n0 = static_cast<int>(in_group / rows) * kBN + (half ? static_cast<int>((u - a.full_units) % 2) * kHalfBN : 0);
+  return {static_cast<int>(first_m + in_group % rows) * kBM, n0, half};
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// One 64-row consumer's share of one k tile: up to four 16-wide steps, k ascending.
+template <int kWidth>
+__device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w,
+                                             int steps, int first_scale_d) {
+#pragma unroll
+  for (int kk = 0; kk < kBK / 16; ++kk) {
+    if (kk < steps) {
+      const int scale_d = kk == 0 ? first_scale_d : 1;
+      if constexpr (kWidth == kBN)
+        sm90::wgmma_m64n256k16_bf16(d, desc_x + 2 * kk, desc_w + 2 * kk, scale_d);  // +32 bytes per k step
+      else
+        sm90::wgmma_m64n128k16_bf16(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, desc_w + 2 * kk,
+                                    scale_d);
+    }
+  }
+}
+#endif
+
 template <bool kProbe>
 __global__ void __launch_bounds__(kThreads, 1)
     fwd_bf16_wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                          const KernelArgs a) {
+                          const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
@@ -66,19 +116,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* w_tiles = x_tiles + kStages * kBM * kBK;
   auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
   auto* empty = full + kStages;
-
-  int m0, n0;
-  if constexpr (kProbe) {
-    m0 = n0 = 16 * static_cast<int>(blockIdx.x);
-  } else {
-    constexpr unsigned kGroupM = 8;  // rasterisation: 8 tile rows share each W tile while it is in L2
-    const unsigned per_group = kGroupM * a.tiles_n;
-    const unsigned first_m = (blockIdx.x / per_group) * kGroupM;
-    const unsigned rows = min(a.tiles_m - first_m, static_cast<unsigned>(kGroupM));
-    const unsigned in_group = blockIdx.x % per_group;
-    m0 = static_cast<int>(first_m + in_group % rows) * kBM;
-    n0 = static_cast<int>(in_group / rows) * kBN;
-  }
   const int k_tiles = (a.K + kBK - 1) / kBK;
   const int wg = static_cast<int>(threadIdx.x) / 128;
 
@@ -91,14 +128,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
 
+  // The ring is shared by all of a block's units: `it` counts k tiles over them, so stage and
+  // parity continue across unit boundaries and the producer runs ahead into the next unit while the
+  // consumers store the current one.
   if (wg == 0) {  // producer
     if (threadIdx.x == 0) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((kt / kStages - 1) & 1));
-        mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-        tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, m0);
-        tma_load_2d(w_tiles + s * kBN * kBK, &map_w, &full[s], kt * kBK, n0);
+      int it = 0;
+      for (unsigned u = blockIdx.x; u < a.units; u += gridDim.x) {
+        const Unit w = unit_at<kProbe>(a, u);
+        const std::uint32_t bytes = (kBM + (w.half ? kHalfBN : kBN)) * kBK * 2;
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
+          mbarrier_arrive_expect_tx(&full[s], bytes);
+          tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
+          tma_load_2d(w_tiles + s * kBN * kBK, w.half ? &map_w_half : &map_w, &full[s], kt * kBK, w.n0);
+        }
       }
     }
     return;
@@ -106,89 +151,93 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int c = wg - 1;  // consumer index: rows [64c, 64c + 64) of the tile
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  float d[kBN / 2];
+  int it = 0;
+  for (unsigned u = blockIdx.x; u < a.units; u += gridDim.x) {
+    const Unit w = unit_at<kProbe>(a, u);
+    float d[kBN / 2];
 #pragma unroll
-  for (int i = 0; i < kBN / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
-  if constexpr (kProbe) {
-    if (c == 0 && warp == 0) {
-      const float* cb = a.probe_c + static_cast<size_t>(blockIdx.x) * 256;
+    for (int i = 0; i < kBN / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
+    if constexpr (kProbe) {
+      if (c == 0 && warp == 0) {
+        const float* cb = a.probe_c + static_cast<size_t>(u) * 256;
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int v = 0; v < 4; ++v) d[4 * i + v] = cb[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2];
-    }
-  }
-
-  // One wgmma group (one k tile) stays in flight while the next is issued: instructions on the same
-  // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
-  // stage is released once the group that read it has completed.
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    const int s = kt % kStages;
-    mbarrier_wait(&full[s], static_cast<std::uint32_t>((kt / kStages) & 1));
-    const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
-    const std::uint64_t desc_x = smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
-    const std::uint64_t desc_w = smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) {
-      if (kk < steps) {
-        const int scale_d = (kProbe && kt == 0 && kk == 0) ? a.scale_d_first : 1;
-        wgmma_m64n256k16_bf16(d, desc_x + 2 * kk, desc_w + 2 * kk, scale_d);  // +32 bytes per k step
+          for (int v = 0; v < 4; ++v) d[4 * i + v] = cb[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2];
       }
     }
-    wgmma_commit_group();
-    wgmma_wait_all_but_one();
-    if (kt > 0) mbarrier_arrive(&empty[(kt - 1) % kStages]);
-  }
-  wgmma_wait_all();
-#pragma unroll
-  for (int i = 0; i < kBN / 2; ++i) fence_register(d[i]);
 
-  if constexpr (kProbe) {
-    if (c == 0 && warp == 0) {
-      float* db = a.probe_d + static_cast<size_t>(blockIdx.x) * 256;
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int v = 0; v < 4; ++v) db[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2] = d[4 * i + v];
+    // One wgmma group (one k tile) stays in flight while the next is issued: instructions on the same
+    // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
+    // stage is released once the group that read it has completed.
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const int s = it % kStages;
+      mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kStages) & 1));
+      const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
+      const std::uint64_t desc_x = smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
+      const std::uint64_t desc_w = smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
+      const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
+      wgmma_fence();
+      if (w.half)
+        issue_k_tile<kHalfBN>(d, desc_x, desc_w, steps, first_scale_d);
+      else
+        issue_k_tile<kBN>(d, desc_x, desc_w, steps, first_scale_d);
+      wgmma_commit_group();
+      wgmma_wait_all_but_one();
+      if (kt > 0) mbarrier_arrive(&empty[(it - 1) % kStages]);
     }
-    return;
-  }
+    wgmma_wait_all();
+    mbarrier_arrive(&empty[(it - 1) % kStages]);
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) fence_register(d[i]);
 
-  // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte (bf16)
-  // access where the pair is inside N and aligned (a.paired_stores), else element by element.
-  const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
+    if constexpr (kProbe) {
+      if (c == 0 && warp == 0) {
+        float* db = a.probe_d + static_cast<size_t>(u) * 256;
 #pragma unroll
-  for (int i = 0; i < kBN / 8; ++i) {
-    const int col = n0 + 8 * i + 2 * (lane % 4);
-    if (col >= a.N) continue;
-    const bool pair = a.paired_stores && col + 1 < a.N;
-    const float b0 = a.bias != nullptr ? a.bias[col] : 0.0f;
-    const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + 8 * h;
-      if (row >= a.M) continue;
-      float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
-      if (a.bias != nullptr) {
-        v0 = __fadd_rn(v0, b0);
-        v1 = __fadd_rn(v1, b1);
+          for (int v = 0; v < 4; ++v) db[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2] = d[4 * i + v];
       }
-      const size_t at = static_cast<size_t>(row) * a.N + col;
-      if (a.y_bf16 != nullptr) {
-        const std::uint16_t u0 = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
-        const std::uint16_t u1 = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
-        if (pair) {
-          *reinterpret_cast<std::uint32_t*>(a.y_bf16 + at) = static_cast<std::uint32_t>(u0) | (std::uint32_t{u1} << 16);
-        } else {
-          a.y_bf16[at] = u0;
-          if (col + 1 < a.N) a.y_bf16[at + 1] = u1;
+      continue;
+    }
+
+    // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte
+    // (bf16) access where the pair is inside N and aligned (a.paired_stores), else element by element.
+    const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
+    const int width = w.half ? kHalfBN : kBN;
+#pragma unroll
+    for (int i = 0; i < kBN / 8; ++i) {
+      const int col = w.n0 + 8 * i + 2 * (lane % 4);
+      if (8 * i >= width || col >= a.N) continue;
+      const bool pair = a.paired_stores && col + 1 < a.N;
+      const float b0 = a.bias != nullptr ? a.bias[col] : 0.0f;
+      const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + 8 * h;
+        if (row >= a.M) continue;
+        float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
+        if (a.bias != nullptr) {
+          v0 = __fadd_rn(v0, b0);
+          v1 = __fadd_rn(v1, b1);
         }
-      } else if (pair) {
-        *reinterpret_cast<float2*>(a.y + at) = make_float2(v0, v1);
-      } else {
-        a.y[at] = v0;
-        if (col + 1 < a.N) a.y[at + 1] = v1;
+        const size_t at = static_cast<size_t>(row) * a.N + col;
+        if (a.y_bf16 != nullptr) {
+          const std::uint16_t u0 = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
+          const std::uint16_t u1 = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
+          if (pair) {
+            *reinterpret_cast<std::uint32_t*>(a.y_bf16 + at) = static_cast<std::uint32_t>(u0) | (std::uint32_t{u1} << 16);
+          } else {
+            a.y_bf16[at] = u0;
+            if (col + 1 < a.N) a.y_bf16[at + 1] = u1;
+          }
+        } else if (pair) {
+          *reinterpret_cast<float2*>(a.y + at) = make_float2(v0, v1);
+        } else {
+          a.y[at] = v0;
+          if (col + 1 < a.N) a.y[at + 1] = v1;
+        }
       }
     }
   }
@@ -229,8 +278,8 @@ cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int 
 }
 
 template <bool kProbe>
-cudaError_t launch(const CUtensorMap& map_x, const CUtensorMap& map_w, const KernelArgs& args, unsigned blocks,
-                   cudaStream_t stream) {
+cudaError_t launch(const CUtensorMap& map_x, const CUtensorMap& map_w, const CUtensorMap& map_w_half,
+                   const KernelArgs& args, unsigned blocks, cudaStream_t stream) {
   static std::once_flag once;
   static cudaError_t attribute_error = cudaSuccess;
   std::call_once(once, [] {
@@ -238,17 +287,21 @@ cudaError_t launch(const CUtensorMap& map_x, const CUtensorMap& map_w, const Ker
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
   });
   if (attribute_error != cudaSuccess) return attribute_error;
-  fwd_bf16_wgmma_kernel<kProbe><<<blocks, kThreads, kSmemBytes, stream>>>(map_x, map_w, args);
+  fwd_bf16_wgmma_kernel<kProbe><<<blocks, kThreads, kSmemBytes, stream>>>(map_x, map_w, map_w_half, args);
   return cudaGetLastError();  // the launch's own error, and clears it
 }
 
 }  // namespace
 
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
-  CUtensorMap map_x, map_w;
+  CUtensorMap map_x, map_w, map_w_half;
   cudaError_t e = make_map(&map_x, p.x_bf16, p.M, p.K, kBM);
   if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN);
+  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN);
   if (e != cudaSuccess) return e;
+  int device = 0, sms = 0;
+  if ((e = cudaGetDevice(&device)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)))
+    return e;
   KernelArgs args{};
   args.bias = p.bias;
   args.y = p.y;
@@ -261,8 +314,18 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const std::uintptr_t y_address = p.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(p.y_bf16)
                                                        : reinterpret_cast<std::uintptr_t>(p.y);
   args.paired_stores = p.N % 2 == 0 && y_address % (p.y_bf16 != nullptr ? 4 : 8) == 0;
+  // One resident block per SM (the ring takes most of shared memory). When there is more than one
+  // wave of tiles and the last wave is at most half full, its tiles are split in halves.
+  const std::int64_t tiles = std::int64_t{args.tiles_m} * args.tiles_n;
+  const std::int64_t tail = tiles % sms;
+  const bool split = tiles > sms && tail != 0 && 2 * tail <= sms;
+  const std::int64_t units = split ? tiles + tail : tiles;
+  if (units > UINT32_MAX) return cudaErrorInvalidConfiguration;
+  args.full_units = static_cast<unsigned>(split ? tiles - tail : tiles);
+  args.units = static_cast<unsigned>(units);
   args.scale_d_first = 1;
-  return launch<false>(map_x, map_w, args, args.tiles_m * args.tiles_n, p.stream);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, sms));
+  return launch<false>(map_x, map_w, map_w_half, args, blocks, p.stream);
 }
 
 }  // namespace detail
@@ -319,10 +382,12 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.M = rows;
   args.N = rows;
   args.K = 16;
+  args.full_units = static_cast<unsigned>(tiles);
+  args.units = static_cast<unsigned>(tiles);
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  if ((e = detail::launch<true>(map_a, map_b, args, static_cast<unsigned>(tiles), nullptr)) ||
+  if ((e = detail::launch<true>(map_a, map_b, map_b, args, static_cast<unsigned>(tiles), nullptr)) ||
       (e = cudaDeviceSynchronize()))
     return cuda_status(e, "wgmma probe kernel");
   d.resize(n);

@@ -149,6 +149,27 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
       rc::gen::inRange(0, 2));
 }
 
+rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
+  const std::int64_t km = std::max(1, o.k_multiple);
+  return rc::gen::apply(
+      [o, km](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+              int out_choice) {
+        ForwardCase c;
+        c.M = M;
+        c.N = N;
+        c.K = (K + km - 1) / km * km;
+        c.family = f;
+        c.has_bias = bias;
+        c.seed = seed;
+        c.bf16_operands = o.bf16_operands;
+        c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
+        return c;
+      },
+      rc::gen::inRange<std::int64_t>(1024, 4097), rc::gen::inRange<std::int64_t>(1024, 6001),
+      rc::gen::inRange<std::int64_t>(1, 81), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
+      rc::gen::arbitrary<std::uint64_t>(), rc::gen::inRange(0, 2));
+}
+
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {
   return gen_forward_case(limits, std::move(families), CaseOptions{.bf16_operands = bf16_operands});
 }

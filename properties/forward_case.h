@@ -47,6 +47,10 @@ struct CaseOptions {
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions options);
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families,
                                       bool bf16_operands = false);
+// Cases with many output tiles and a short K (M in [1024, 4096], N in [1024, 6000], K in [1, 80]): grids
+// of several waves, so that work split across waves (a tail of smaller tiles) is exercised, while the
+// host emulator stays affordable.
+rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions options);
 
 // RapidCheck prints counterexamples through this.
 void showValue(const ForwardCase& c, std::ostream& os);

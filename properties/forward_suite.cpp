@@ -1,6 +1,7 @@
 #include "properties/forward_suite.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "core/contract.h"
@@ -94,15 +95,22 @@ Suite build_forward_suite(const SuiteOptions& o) {
       not_runnable = "variant " + id + " claims " + v->contract_id + " on sm_" + std::to_string(v->min_sm) + ".." +
                      (v->max_sm ? "sm_" + std::to_string(v->max_sm) : std::string("newer")) + "; this GPU is sm_" +
                      std::to_string(o.device_sm);
+    const CaseOptions options{.bf16_operands = bf16, .k_multiple = v->k_multiple, .bf16_output_sometimes = v->bf16_output};
     auto add_gpu = [&](std::string name, std::string description, std::int64_t cases,
-                       std::function<CheckResult(const ForwardCase&)> check) {
-      const CaseOptions options{.bf16_operands = bf16, .k_multiple = v->k_multiple, .bf16_output_sometimes = v->bf16_output};
+                       std::function<CheckResult(const ForwardCase&)> check,
+                       std::optional<rc::Gen<ForwardCase>> gen = std::nullopt) {
       PropertySpec spec{std::move(name), std::move(description), "cuda", id, v->contract_id, cases,
-                        gen_forward_case(gpu, all, options), std::move(check), false, not_runnable};
+                        gen ? *gen : gen_forward_case(gpu, all, options), std::move(check), false, not_runnable};
       s.properties.push_back(std::move(spec));
     };
     add_gpu("forward.kernel_equals_emulator", "kernel output == emulator output, bit for bit, NaN bits included",
             bitwise_cases, [kernel, reference](const ForwardCase& c) { return check_bitwise_equal(*kernel, *reference, c); });
+    add_gpu("forward.kernel_equals_emulator_large_grid",
+            "kernel == emulator bit for bit on grids of many tiles (M >= 1024, N >= 1024, short K): several waves, "
+            "and the split of a partial last wave into smaller tiles where a variant does that",
+            o.level >= 2 ? 200 : 40,
+            [kernel, reference](const ForwardCase& c) { return check_bitwise_equal(*kernel, *reference, c); },
+            gen_large_grid_case(all, options));
     add_gpu("forward.kernel_batch_invariance",
             "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",
             other_cases,
