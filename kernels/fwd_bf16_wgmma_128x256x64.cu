@@ -5,8 +5,11 @@
 //     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers;
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
-// When the last wave of tiles would be at most half full, its tiles are computed as 128x128 halves
-// (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
+// Blocks run in clusters of two that own vertically adjacent tiles (same columns): each block loads
+// its own X tile and half of the shared W tile, multicast by TMA into both blocks, which halves the
+// L2 traffic for W (without it the 128x256 tile is bound by L2 bandwidth at about 55% of peak).
+// When the last wave of tile pairs would be at most half full, its tiles are computed as 128x128
+// halves (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
 //
 // The order (the contract): the FP32 accumulators start at +0 and are the C operand of every
 // instruction (scale-d = 1), k ascending in steps of 16; TMA fills elements past M, N or K with +0,
@@ -43,12 +46,14 @@ constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
+constexpr int kProductionCluster = 2;  // blocks per cluster sharing a W tile (the probe runs single blocks)
 
-// The work of one launch: `units` work units handed out round-robin (unit u to block u % gridDim.x).
-// Units below full_units are whole 128x256 tiles in rasterised order; the rest split the remaining
-// tiles into two 128x128 halves each, so that a last, partial wave of whole tiles becomes a wave of
-// half as long. Every output is computed by exactly one unit, over all of K: the split changes
-// which block computes an output, never its chain.
+// The work of one launch: `units` work units handed out round-robin to the clusters (unit u to
+// cluster u % clusters); block r of a cluster computes tile row kCluster * p + r of the unit's tile
+// row group p. Units below full_units are whole 128x256 tiles (per block) in rasterised order; the
+// rest split the remaining tiles into two 128x128 halves each, so that a last, partial wave of whole
+// tiles becomes a wave half as long. Every output is computed by exactly one block, over all of K:
+// the split changes which block computes an output, never its chain.
 struct KernelArgs {
   const float* bias;
   float* y;
@@ -69,18 +74,20 @@ struct Unit {
   bool half;
 };
 
-template <bool kProbe>
-__device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u) {
+template <bool kProbe, int kCluster>
+__device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigned rank) {
   if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), false};
   const bool half = u >= a.full_units;
   const unsigned t = half ? a.full_units + (u - a.full_units) / 2 : u;
-  constexpr unsigned kGroupM = 8;  // rasterisation: 8 tile rows share each W tile while it is in L2
-  const unsigned per_group = kGroupM * a.tiles_n;
-  const unsigned first_m = (t / per_group) * kGroupM;
-  const unsigned rows = min(a.tiles_m - first_m, kGroupM);
+  // Rasterisation over groups of kCluster tile rows: 8 tile rows share each W tile while it is in L2.
+  constexpr unsigned kGroup = 8 / kCluster;
+  const unsigned group_rows = (a.tiles_m + kCluster - 1) / kCluster;
+  const unsigned per_group = kGroup * a.tiles_n;
+  const unsigned first = (t / per_group) * kGroup;
+  const unsigned rows = min(group_rows - first, kGroup);
   const unsigned in_group = t % per_group;
   const int n0 = static_cast<int>(in_group / rows) * kBN + (half ? static_cast<int>((u - a.full_units) % 2) * kHalfBN : 0);
-  return {static_cast<int>(first_m + in_group % rows) * kBM, n0, half};
+  return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, half};
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -102,58 +109,31 @@ __device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t 
 }
 #endif
 
-template <bool kProbe>
-__global__ void __launch_bounds__(kThreads, 1)
-    fwd_bf16_wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                          const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// A consumer warp has finished reading a stage: one arrival per warp on that stage's empty barrier
+// in every block of the cluster (each block's producer refills its slice of W in all of them).
+template <int kCluster>
+__device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
+  __syncwarp();
+  if (lane != 0) return;
+  if constexpr (kCluster > 1) {
+#pragma unroll
+    for (unsigned r = 0; r < kCluster; ++r) sm90::mbarrier_arrive_cluster(empty, r);
+  } else {
+    sm90::mbarrier_arrive(empty);
+  }
+}
+
+// Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
+template <bool kProbe, int kCluster>
+__device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
+                                        std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
+                                        unsigned cluster, unsigned clusters) {
   using namespace sm90;
-  extern __shared__ unsigned char smem_raw[];
-  // 128-byte swizzled TMA tiles must start on a 1024-byte boundary.
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
-                                                         ~std::uintptr_t{1023});
-  auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
-  auto* w_tiles = x_tiles + kStages * kBM * kBK;
-  auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
-  auto* empty = full + kStages;
-  const int k_tiles = (a.K + kBK - 1) / kBK;
-  const int wg = static_cast<int>(threadIdx.x) / 128;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], kConsumers * 128);
-    }
-    fence_barrier_init();
-  }
-  __syncthreads();
-
-  // The ring is shared by all of a block's units: `it` counts k tiles over them, so stage and
-  // parity continue across unit boundaries and the producer runs ahead into the next unit while the
-  // consumers store the current one.
-  if (wg == 0) {  // producer
-    if (threadIdx.x == 0) {
-      int it = 0;
-      for (unsigned u = blockIdx.x; u < a.units; u += gridDim.x) {
-        const Unit w = unit_at<kProbe>(a, u);
-        const std::uint32_t bytes = (kBM + (w.half ? kHalfBN : kBN)) * kBK * 2;
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const int s = it % kStages;
-          if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-          mbarrier_arrive_expect_tx(&full[s], bytes);
-          tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
-          tma_load_2d(w_tiles + s * kBN * kBK, w.half ? &map_w_half : &map_w, &full[s], kt * kBK, w.n0);
-        }
-      }
-    }
-    return;
-  }
-
-  const int c = wg - 1;  // consumer index: rows [64c, 64c + 64) of the tile
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   int it = 0;
-  for (unsigned u = blockIdx.x; u < a.units; u += gridDim.x) {
-    const Unit w = unit_at<kProbe>(a, u);
+  for (unsigned u = cluster; u < a.units; u += clusters) {
+    const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
     float d[kBN / 2];
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
@@ -184,10 +164,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_k_tile<kBN>(d, desc_x, desc_w, steps, first_scale_d);
       wgmma_commit_group();
       wgmma_wait_all_but_one();
-      if (kt > 0) mbarrier_arrive(&empty[(it - 1) % kStages]);
+      if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
     }
     wgmma_wait_all();
-    mbarrier_arrive(&empty[(it - 1) % kStages]);
+    release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) fence_register(d[i]);
 
@@ -241,6 +221,72 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   }
+}
+#endif
+
+template <bool kProbe, int kCluster>
+__global__ void __launch_bounds__(kThreads, 1)
+    fwd_bf16_wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
+                          const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace sm90;
+  extern __shared__ unsigned char smem_raw[];
+  // 128-byte swizzled TMA tiles must start on a 1024-byte boundary.
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
+                                                         ~std::uintptr_t{1023});
+  auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
+  auto* w_tiles = x_tiles + kStages * kBM * kBK;
+  auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
+  auto* empty = full + kStages;
+  const int k_tiles = (a.K + kBK - 1) / kBK;
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  const unsigned rank = kCluster > 1 ? cluster_ctarank() : 0;
+  const unsigned cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
+
+  // full[s]: the producer's arrival plus the stage's bytes (its own X tile, and the W tile, half of it
+  // multicast by the other block). empty[s]: one arrival per consumer warp of every block in the
+  // cluster, since each block's producer writes W into all of them.
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], kCluster * kConsumers * 4);
+    }
+    fence_barrier_init();
+  }
+  if constexpr (kCluster > 1)
+    cluster_sync();  // every block's barriers are initialised before anyone multicasts into them
+  else
+    __syncthreads();
+
+  // The ring is shared by all of a block's units: `it` counts k tiles over them, so stage and
+  // parity continue across unit boundaries and the producer runs ahead into the next unit while the
+  // consumers store the current one.
+  if (wg == 0) {  // producer
+    if (threadIdx.x == 0) {
+      int it = 0;
+      for (unsigned u = cluster; u < a.units; u += clusters) {
+        const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
+        const int w_rows = w.half ? kHalfBN : kBN;
+        const int slice = w_rows / kCluster;  // the W rows this block loads for the whole cluster
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
+          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>((kBM + w_rows) * kBK * 2));
+          tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
+          const CUtensorMap* map = w.half ? &map_w_half : &map_w;
+          if constexpr (kCluster > 1)
+            tma_load_2d_multicast(w_tiles + s * kBN * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
+                                  w.n0 + static_cast<int>(rank) * slice, static_cast<std::uint16_t>((1u << kCluster) - 1));
+          else
+            tma_load_2d(w_tiles + s * kBN * kBK, map, &full[s], kt * kBK, w.n0);
+        }
+      }
+    }
+    __syncwarp();
+  } else {
+    consume<kProbe, kCluster>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+  }
+  if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
   __trap();  // compiled only for sm_90a; validation never launches this variant elsewhere
 #endif
@@ -277,31 +323,66 @@ cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-template <bool kProbe>
-cudaError_t launch(const CUtensorMap& map_x, const CUtensorMap& map_w, const CUtensorMap& map_w_half,
-                   const KernelArgs& args, unsigned blocks, cudaStream_t stream) {
+template <bool kProbe, int kCluster>
+cudaError_t set_smem_attribute() {
   static std::once_flag once;
-  static cudaError_t attribute_error = cudaSuccess;
+  static cudaError_t error = cudaSuccess;
   std::call_once(once, [] {
-    attribute_error = cudaFuncSetAttribute(fwd_bf16_wgmma_kernel<kProbe>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+    error = cudaFuncSetAttribute(fwd_bf16_wgmma_kernel<kProbe, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 kSmemBytes);
   });
-  if (attribute_error != cudaSuccess) return attribute_error;
-  fwd_bf16_wgmma_kernel<kProbe><<<blocks, kThreads, kSmemBytes, stream>>>(map_x, map_w, map_w_half, args);
-  return cudaGetLastError();  // the launch's own error, and clears it
+  return error;
+}
+
+// Launch configuration of the production kernel: clusters of kProductionCluster blocks.
+cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes;
+  config.stream = stream;
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = kProductionCluster;
+  attribute->val.clusterDim.y = 1;
+  attribute->val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// How many clusters of the production kernel the current device holds at once (one block per SM).
+cudaError_t resident_clusters(int* clusters) {
+  static std::mutex mutex;
+  static int cached[64] = {};
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 64 && cached[device] > 0) {
+    *clusters = cached[device];
+    return cudaSuccess;
+  }
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(kProductionCluster, nullptr, &attribute);
+  e = cudaOccupancyMaxActiveClusters(clusters, fwd_bf16_wgmma_kernel<false, kProductionCluster>, &config);
+  if (e != cudaSuccess) return e;
+  if (*clusters < 1) return cudaErrorInvalidConfiguration;
+  if (device < 64) cached[device] = *clusters;
+  return cudaSuccess;
 }
 
 }  // namespace
 
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   CUtensorMap map_x, map_w, map_w_half;
+  // Each block of a cluster loads 1/kProductionCluster of the W tile's rows for all of them.
   cudaError_t e = make_map(&map_x, p.x_bf16, p.M, p.K, kBM);
-  if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN);
-  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN);
+  if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN / kProductionCluster);
+  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kProductionCluster);
+  if (e == cudaSuccess) e = set_smem_attribute<false, kProductionCluster>();
+  int clusters = 0;
+  if (e == cudaSuccess) e = resident_clusters(&clusters);
   if (e != cudaSuccess) return e;
-  int device = 0, sms = 0;
-  if ((e = cudaGetDevice(&device)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)))
-    return e;
   KernelArgs args{};
   args.bias = p.bias;
   args.y = p.y;
@@ -314,18 +395,22 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const std::uintptr_t y_address = p.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(p.y_bf16)
                                                        : reinterpret_cast<std::uintptr_t>(p.y);
   args.paired_stores = p.N % 2 == 0 && y_address % (p.y_bf16 != nullptr ? 4 : 8) == 0;
-  // One resident block per SM (the ring takes most of shared memory). When there is more than one
-  // wave of tiles and the last wave is at most half full, its tiles are split in halves.
-  const std::int64_t tiles = std::int64_t{args.tiles_m} * args.tiles_n;
-  const std::int64_t tail = tiles % sms;
-  const bool split = tiles > sms && tail != 0 && 2 * tail <= sms;
-  const std::int64_t units = split ? tiles + tail : tiles;
+  // A unit is a column of kProductionCluster tiles, one per block of a cluster. When there is more
+  // than one wave of units and the last wave is at most half full, its units are split in halves.
+  const std::int64_t units_whole = ceil_div(args.tiles_m, kProductionCluster) * std::int64_t{args.tiles_n};
+  const std::int64_t tail = units_whole % clusters;
+  const bool split = units_whole > clusters && tail != 0 && 2 * tail <= clusters;
+  const std::int64_t units = split ? units_whole + tail : units_whole;
   if (units > UINT32_MAX) return cudaErrorInvalidConfiguration;
-  args.full_units = static_cast<unsigned>(split ? tiles - tail : tiles);
+  args.full_units = static_cast<unsigned>(split ? units_whole - tail : units_whole);
   args.units = static_cast<unsigned>(units);
   args.scale_d_first = 1;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, sms));
-  return launch<false>(map_x, map_w, map_w_half, args, blocks, p.stream);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kProductionCluster);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(blocks, p.stream, &attribute);
+  e = cudaLaunchKernelEx(&config, fwd_bf16_wgmma_kernel<false, kProductionCluster>, map_x, map_w, map_w_half, args);
+  if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
+  return e;
 }
 
 }  // namespace detail
@@ -387,9 +472,11 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  if ((e = detail::launch<true>(map_a, map_b, map_b, args, static_cast<unsigned>(tiles), nullptr)) ||
-      (e = cudaDeviceSynchronize()))
-    return cuda_status(e, "wgmma probe kernel");
+  if ((e = detail::set_smem_attribute<true, 1>()))
+    return cuda_status(e, "cudaFuncSetAttribute");
+  detail::fwd_bf16_wgmma_kernel<true, 1><<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(
+      map_a, map_b, map_b, args);
+  if ((e = cudaGetLastError()) || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");
   d.resize(n);
   if ((e = cudaMemcpy(d.data(), dd.p, n * 4, cudaMemcpyDeviceToHost))) return cuda_status(e, "cudaMemcpy");
   return Status::success();

@@ -1,0 +1,78 @@
+#pragma once
+// Launch API of the production fixed-order backward GEMMs of Y = X * W^T + b:
+//   backward_data:   dX [M,K] = G [M,N] * W [N,K]        (contract bwd.dx.f32.fma-chain/1)
+//   backward_weight: dW [N,K] = G^T * X, db [N] = sum_t G (contract bwd.dw.f32.fma-chain/1)
+// Host code includes this header only; it has no CUDA types in it, so it compiles with a plain C++
+// compiler. The kernels never include oracle code (and the oracle never includes this).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/status.h"
+#include "core/variant.h"
+#include "kernels/forward_api.h"  // TensorRef, DeviceInfo
+
+namespace ordo::kernels {
+
+// A dense row-major output matrix in device memory (a vector is rows = 1).
+struct OutputRef {
+  void* data = nullptr;
+  DType dtype = DType::f32;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+struct BackwardDataArgs {
+  TensorRef g;   // [M, N] f32: the gradient of Y
+  TensorRef w;   // [N, K] f32: the forward weight
+  OutputRef dx;  // [M, K] f32
+  void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
+};
+
+struct BackwardWeightArgs {
+  TensorRef x;  // [T, K] f32: the forward input (T >= 0; with T = 0, x and g may be null)
+  TensorRef g;  // [T, N] f32: the gradient of Y
+  // Logical keys [T, 2] or [T, 3] int64 in device memory (rows = T, cols = the key width), or no keys
+  // (data == nullptr, rows == 0, cols == 0): every row is then reduced, in call order. A row whose
+  // first key column is negative is padding: dropped (its X never read), its G must be +-0.
+  TensorRef keys;
+  OutputRef dw;            // [N, K] f32
+  OutputRef db;            // [1, N] f32, or data == nullptr for no bias gradient
+  // false: every chain starts from +0. true: every chain starts from the current contents of dW (and
+  // db), so calls over consecutive microbatches, in canonical order, continue one chain per element.
+  bool accumulate = false;
+  void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
+};
+
+// What backward_weight does with a valid call.
+struct BackwardWeightPlan {
+  std::int64_t tokens = 0;         // T
+  std::int64_t active_tokens = 0;  // rows reduced (T minus the padding rows)
+  // true: the rows are reduced where they lie, in call order (no keys, or keys already canonical with
+  // no padding); false: through a device index array of the reduction order (a gather on the fly).
+  bool in_place = true;
+};
+
+// Every registered variant of each kind; mutants have is_mutant = true.
+const std::vector<KernelVariant>& backward_data_variants();
+const std::vector<KernelVariant>& backward_weight_variants();
+const KernelVariant* find_backward_variant(std::string_view id);  // either kind
+
+// Validate everything first (fail-closed: on any error nothing is launched and no output is written),
+// then launch on args.stream and return once the work is queued; errors raised by a kernel itself
+// surface at the next synchronisation. Codes, first failure wins: unknown_variant, no_device,
+// unsupported_device, wrong_dtype, bad_size, inconsistent_size, bad_keys (key shape or dtype),
+// null_pointer, host_pointer, wrong_device, misaligned, aliasing, then, for backward_weight with keys,
+// the key contents: duplicate_key, padding_gradient_nonzero. launch_failed when a CUDA call fails.
+//
+// backward_weight with keys reads them (and the G rows of padding tokens) back to the host: it waits
+// for args.stream once before launching, so that work queued earlier on the stream is seen.
+Status backward_data(std::string_view variant_id, const BackwardDataArgs& args);
+Status backward_weight(std::string_view variant_id, const BackwardWeightArgs& args);
+
+// The validation of backward_weight alone (the same checks and codes, key contents included), with
+// what the call would do; launches nothing and writes no output.
+Status plan_backward_weight(std::string_view variant_id, const BackwardWeightArgs& args, BackwardWeightPlan* plan);
+
+}  // namespace ordo::kernels

@@ -1,0 +1,79 @@
+#pragma once
+// Internals of the backward kernels shared by the registry, the validation and the launchers. Not part
+// of the public API (kernels/backward_api.h is): this header has CUDA runtime types in it.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/variant.h"
+#include "kernels/backward_api.h"
+#include "kernels/forward_internal.h"  // kMaxDim, kMaxElements, kMaxGridX, ceil_div
+
+namespace ordo::kernels::detail {
+
+// dX = G * W, already validated: device memory of the current device, 4-byte aligned, dx overlapping
+// neither input, every dimension in [1, kMaxDim] and the grid within kMaxGridX.
+struct BackwardDataLaunch {
+  const float* g = nullptr;  // [M, N]
+  const float* w = nullptr;  // [N, K]
+  float* dx = nullptr;       // [M, K]
+  int M = 0, N = 0, K = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// dW = G^T * X and db over `rows` reduction steps, already validated. Step r reads token row
+// rows[r] of X and G, or row r when rows is null (the in-place path).
+struct BackwardWeightLaunch {
+  const float* x = nullptr;    // [T, K]
+  const float* g = nullptr;    // [T, N]
+  const int* rows = nullptr;   // device memory [R], or null: step r is row r
+  int R = 0;                   // reduction steps (active tokens), 0 <= R <= T
+  float* dw = nullptr;         // [N, K]
+  float* db = nullptr;         // [N], or null
+  int N = 0, K = 0;
+  bool accumulate = false;
+  cudaStream_t stream = nullptr;
+};
+
+using BackwardDataLaunchFn = cudaError_t (*)(const BackwardDataLaunch&);
+// Launches dW (and db when p.db is set) on p.stream, in that order.
+using BackwardWeightLaunchFn = cudaError_t (*)(const BackwardWeightLaunch&);
+
+// Which rows a dW variant reduces, in which order.
+enum class TokenOrder {
+  canonical,                 // the contract: active rows in ascending key order (call order without keys)
+  active_rows_in_call_order  // MUTANT: padding dropped, but the active rows never sorted by key
+};
+
+struct BackwardDataEntry {
+  KernelVariant variant;
+  BackwardDataLaunchFn launch = nullptr;
+};
+
+struct BackwardWeightEntry {
+  KernelVariant variant;
+  BackwardWeightLaunchFn launch = nullptr;
+  TokenOrder order = TokenOrder::canonical;
+};
+
+// The registered variants with their launchers (backward_registry.cpp).
+const std::vector<BackwardDataEntry>& backward_data_entries();
+const std::vector<BackwardWeightEntry>& backward_weight_entries();
+
+// Fail-closed validation of a dX call (backward_validation.cpp). On success fills *p and returns ok;
+// otherwise the first failing check's status, in the order of backward_api.h.
+Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a, BackwardDataLaunch* p);
+
+// Fail-closed validation of a dW call, key contents included (read back to the host). On success
+// fills *p (all but rows) and *order: the token rows to reduce, in the order entry.order gives, and
+// sets *in_place when they are exactly 0..T-1 (then the kernel takes no index array).
+Status validate_backward_weight(const BackwardWeightEntry& entry, const BackwardWeightArgs& a, BackwardWeightLaunch* p,
+                                std::vector<int>* order, bool* in_place);
+
+// Launchers (bwd_f32_simt_128x128x16.cu).
+cudaError_t launch_bwd_dx_f32_simt_128x128x16(const BackwardDataLaunch& p);
+cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
+
+}  // namespace ordo::kernels::detail
