@@ -17,6 +17,12 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::unsupported_shape: return "unsupported_shape";
     case StatusCode::misaligned: return "misaligned";
     case StatusCode::aliasing: return "aliasing";
+    case StatusCode::bad_keys: return "bad_keys";
+    case StatusCode::duplicate_key: return "duplicate_key";
+    case StatusCode::padding_gradient_nonzero: return "padding_gradient_nonzero";
+    case StatusCode::unexpected_key: return "unexpected_key";
+    case StatusCode::key_out_of_order: return "key_out_of_order";
+    case StatusCode::missing_keys: return "missing_keys";
     case StatusCode::launch_failed: return "launch_failed";
     case StatusCode::tool_error: return "tool_error";
   }

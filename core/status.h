@@ -20,8 +20,17 @@ enum class StatusCode {
   unsupported_shape,   // valid sizes the variant does not support (e.g. K not a multiple of its k_multiple)
   misaligned,          // a pointer is not aligned as the variant needs (element size; 16 bytes for TMA)
   aliasing,            // the output overlaps an input
-  launch_failed,       // the CUDA launch or a CUDA call failed
-  tool_error,          // a harness error outside the kernel
+  // The logical keys that fix the token order of dW/db (core/logical_keys.h) and backward sessions:
+  bad_keys,                  // keys are not int64 [T, 2] or [T, 3] row-major with T = the token count, or are
+                             // missing where the call needs them
+  duplicate_key,             // two active rows share one key: their order, hence the bits, would be undefined
+  padding_gradient_nonzero,  // a padding row (first key column < 0) has a gradient element other than +0/-0,
+                             // which dropping the row would lose
+  unexpected_key,            // a backward session got a key that is not among its expected keys
+  key_out_of_order,          // an in-order backward session got a key not after the last one it consumed
+  missing_keys,              // a backward session finished before every expected key arrived
+  launch_failed,             // the CUDA launch or a CUDA call failed
+  tool_error,                // a harness error outside the kernel
 };
 
 std::string_view status_code_name(StatusCode code);

@@ -1,0 +1,83 @@
+#include "core/backward_problem.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/float_bits.h"
+
+namespace ordo {
+namespace {
+
+// A bfloat16 held in a float has its low 16 bits zero; that includes the bfloat16 NaNs and infinities.
+Status check_bf16(const std::vector<float>& v, const char* name) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if ((bits_of(v[i]) & 0xFFFFu) != 0)
+      return Status::error(StatusCode::wrong_dtype, std::string(name) + "[" + std::to_string(i) +
+                                                        "] = " + describe_float(v[i]) + " is not a bfloat16");
+  return Status::success();
+}
+
+Status size_mismatch(const char* name, std::size_t got, std::int64_t want) {
+  return Status::error(StatusCode::inconsistent_size,
+                       std::string(name) + " has " + std::to_string(got) + " values, expected " + std::to_string(want));
+}
+
+}  // namespace
+
+Status validate(const BackwardDataProblem& p) {
+  if (p.M < 1 || p.N < 1 || p.K < 1)
+    return Status::error(StatusCode::bad_size, "dX needs M, N, K >= 1, got M=" + std::to_string(p.M) +
+                                                   " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
+  if (p.g.size() != static_cast<std::size_t>(p.M * p.N)) return size_mismatch("G", p.g.size(), p.M * p.N);
+  if (p.w.size() != static_cast<std::size_t>(p.N * p.K)) return size_mismatch("W", p.w.size(), p.N * p.K);
+  if (p.bf16_operands) {
+    if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;
+    if (Status s = check_bf16(p.w, "W"); !s.ok()) return s;
+  }
+  return Status::success();
+}
+
+Status validate(const BackwardWeightProblem& p) {
+  if (p.T < 0 || p.N < 1 || p.K < 1)
+    return Status::error(StatusCode::bad_size, "dW needs T >= 0 and N, K >= 1, got T=" + std::to_string(p.T) +
+                                                   " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
+  if (p.x.size() != static_cast<std::size_t>(p.T * p.K)) return size_mismatch("X", p.x.size(), p.T * p.K);
+  if (p.g.size() != static_cast<std::size_t>(p.T * p.N)) return size_mismatch("G", p.g.size(), p.T * p.N);
+  if (p.bf16_operands) {
+    if (Status s = check_bf16(p.x, "X"); !s.ok()) return s;
+    if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;
+  }
+  if (p.keys) {
+    if (p.keys->width > 0 && p.keys->values.size() % static_cast<std::size_t>(p.keys->width) != 0)
+      return Status::error(StatusCode::bad_keys, "logical keys hold " + std::to_string(p.keys->values.size()) +
+                                                     " values, not a multiple of their width " +
+                                                     std::to_string(p.keys->width));
+    return validate_logical_keys(p.keys->view(), p.T, p.g.data(), p.N);
+  }
+  return Status::success();
+}
+
+CanonicalOrder token_order(const BackwardWeightProblem& p) {
+  return p.keys ? canonical_order(p.keys->view()) : call_order(p.T);
+}
+
+BackwardWeightProblem select_rows(const BackwardWeightProblem& p, const std::vector<std::int64_t>& rows) {
+  BackwardWeightProblem r;
+  r.T = static_cast<std::int64_t>(rows.size());
+  r.N = p.N;
+  r.K = p.K;
+  r.with_bias_grad = p.with_bias_grad;
+  r.bf16_operands = p.bf16_operands;
+  if (p.keys) r.keys = LogicalKeys{p.keys->width, {}};
+  for (const std::int64_t t : rows) {
+    r.x.insert(r.x.end(), p.x_row(t), p.x_row(t) + p.K);
+    r.g.insert(r.g.end(), p.g_row(t), p.g_row(t) + p.N);
+    if (p.keys) {
+      const std::int64_t* key = p.keys->values.data() + t * p.keys->width;
+      r.keys->values.insert(r.keys->values.end(), key, key + p.keys->width);
+    }
+  }
+  return r;
+}
+
+}  // namespace ordo

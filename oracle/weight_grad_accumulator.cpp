@@ -1,0 +1,166 @@
+#include "oracle/weight_grad_accumulator.h"
+
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/float_bits.h"
+#include "oracle/parallel_for.h"
+
+namespace ordo::oracle {
+namespace {
+
+constexpr std::int64_t kGroup = 16;   // tokens per tensor-core instruction (the k16 of mma.sync and wgmma)
+constexpr std::int64_t kTileN = 8;    // dW rows per task
+constexpr std::int64_t kTileK = 256;  // dW columns per task
+
+// acc[k] = fma_rn(a, x[k], acc[k]) for every k: K independent chains, each advanced by one token, so
+// vectorising across k keeps every element's order. Compiled for AVX-512, AVX2+FMA and generic x86-64
+// (where std::fma is the correctly rounded library call): the same bits on every path.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void fma_axpy(float a, const float* x, float* acc,
+                                                                                    std::int64_t K) {
+  for (std::int64_t k = 0; k < K; ++k) acc[k] = std::fma(a, x[k], acc[k]);
+}
+
+void canonicalise_nan(std::vector<float>& v) {
+  for (float& f : v)
+    if (std::isnan(f)) f = canonical_nan();
+}
+
+}  // namespace
+
+float tc_instruction16(const TcFdpaParams& p, const float* a, const float* b, float c) {
+  for (int j = 0; j < kGroup; j += p.L) c = tc_fdpa_step(p, a + j, b + j, p.L, c);
+  return c;
+}
+
+std::optional<TcFdpaParams> tc_params_of(AccumulationModel model) {
+  switch (model) {
+    case AccumulationModel::fma_chain:
+      return std::nullopt;
+    case AccumulationModel::tc_fdpa_sm80:
+      return tc_fdpa_params_sm80();
+    case AccumulationModel::tc_fdpa_sm90:
+      return tc_fdpa_params_sm90();
+  }
+  return std::nullopt;
+}
+
+WeightGradAccumulator::WeightGradAccumulator(std::int64_t N, std::int64_t K, bool with_bias_grad,
+                                             AccumulationModel model, unsigned threads)
+    : N_(N), K_(K), with_bias_grad_(with_bias_grad), tc_(tc_params_of(model)), threads_(threads) {
+  if (N < 1 || K < 1) throw std::invalid_argument("WeightGradAccumulator needs N, K >= 1");
+  if (tc_ && kGroup % tc_->L != 0) throw std::invalid_argument("T-FDPA step width must divide 16");
+  dw_.assign(static_cast<std::size_t>(N * K), 0.0f);  // +0: the contract's start value
+  if (with_bias_grad_) db_.assign(static_cast<std::size_t>(N), 0.0f);
+}
+
+void WeightGradAccumulator::consume(const std::vector<const float*>& x_rows, const std::vector<const float*>& g_rows) {
+  assert(x_rows.size() == g_rows.size());
+  if (x_rows.empty()) return;
+  if (tc_)
+    consume_tc(x_rows, g_rows);
+  else
+    consume_fma(x_rows, g_rows);
+  consumed_ += static_cast<std::int64_t>(x_rows.size());
+}
+
+void WeightGradAccumulator::add_bias_grad(const std::vector<const float*>& g_rows) {
+  if (!with_bias_grad_) return;
+  for (const float* g : g_rows)
+    for (std::int64_t n = 0; n < N_; ++n) db_[static_cast<std::size_t>(n)] = db_[static_cast<std::size_t>(n)] + g[n];
+}
+
+void WeightGradAccumulator::consume_fma(const std::vector<const float*>& x_rows,
+                                        const std::vector<const float*>& g_rows) {
+  const std::int64_t tiles_n = (N_ + kTileN - 1) / kTileN, tiles_k = (K_ + kTileK - 1) / kTileK;
+  parallel_for(
+      tiles_n * tiles_k,
+      [&](std::int64_t task) {
+        const std::int64_t n0 = task / tiles_k * kTileN, k0 = task % tiles_k * kTileK;
+        const std::int64_t n1 = std::min(N_, n0 + kTileN), k1 = std::min(K_, k0 + kTileK);
+        for (std::size_t i = 0; i < x_rows.size(); ++i)
+          for (std::int64_t n = n0; n < n1; ++n)
+            fma_axpy(g_rows[i][n], x_rows[i] + k0, dw_.data() + n * K_ + k0, k1 - k0);
+      },
+      threads_);
+  add_bias_grad(g_rows);
+}
+
+void WeightGradAccumulator::consume_tc(const std::vector<const float*>& x_rows,
+                                       const std::vector<const float*>& g_rows) {
+  add_bias_grad(g_rows);  // db is not grouped: an add_rn chain token by token
+  std::vector<const float*> xs, gs;
+  const std::int64_t carried = carried_tokens();
+  for (std::int64_t r = 0; r < carried; ++r) {
+    xs.push_back(carry_x_.data() + r * K_);
+    gs.push_back(carry_g_.data() + r * N_);
+  }
+  xs.insert(xs.end(), x_rows.begin(), x_rows.end());
+  gs.insert(gs.end(), g_rows.begin(), g_rows.end());
+  const std::size_t groups = xs.size() / kGroup;
+  run_tc_groups(xs, gs, groups);
+  std::vector<float> next_x, next_g;
+  for (std::size_t i = groups * kGroup; i < xs.size(); ++i) {
+    next_x.insert(next_x.end(), xs[i], xs[i] + K_);
+    next_g.insert(next_g.end(), gs[i], gs[i] + N_);
+  }
+  carry_x_ = std::move(next_x);
+  carry_g_ = std::move(next_g);
+}
+
+void WeightGradAccumulator::run_tc_groups(const std::vector<const float*>& x_rows,
+                                          const std::vector<const float*>& g_rows, std::size_t groups) {
+  if (groups == 0) return;
+  // Each group's operands k-major: xpack[grp][k][j] = X[token j of grp, k], gpack[grp][n][j] likewise,
+  // so every instruction reads 16 contiguous values.
+  const auto G = static_cast<std::int64_t>(groups);
+  std::vector<float> xpack(static_cast<std::size_t>(G * K_ * kGroup)), gpack(static_cast<std::size_t>(G * N_ * kGroup));
+  for (std::int64_t grp = 0; grp < G; ++grp)
+    for (std::int64_t j = 0; j < kGroup; ++j) {
+      const float* x = x_rows[static_cast<std::size_t>(grp * kGroup + j)];
+      const float* g = g_rows[static_cast<std::size_t>(grp * kGroup + j)];
+      for (std::int64_t k = 0; k < K_; ++k) xpack[static_cast<std::size_t>((grp * K_ + k) * kGroup + j)] = x[k];
+      for (std::int64_t n = 0; n < N_; ++n) gpack[static_cast<std::size_t>((grp * N_ + n) * kGroup + j)] = g[n];
+    }
+  const std::int64_t tiles_n = (N_ + kTileN - 1) / kTileN, tiles_k = (K_ + kTileK - 1) / kTileK;
+  parallel_for(
+      tiles_n * tiles_k,
+      [&](std::int64_t task) {
+        const std::int64_t n0 = task / tiles_k * kTileN, k0 = task % tiles_k * kTileK;
+        const std::int64_t n1 = std::min(N_, n0 + kTileN), k1 = std::min(K_, k0 + kTileK);
+        for (std::int64_t grp = 0; grp < G; ++grp)
+          for (std::int64_t n = n0; n < n1; ++n) {
+            const float* a = gpack.data() + (grp * N_ + n) * kGroup;
+            float* acc = dw_.data() + n * K_;
+            for (std::int64_t k = k0; k < k1; ++k)
+              acc[k] = tc_instruction16(*tc_, a, xpack.data() + (grp * K_ + k) * kGroup, acc[k]);
+          }
+      },
+      threads_);
+}
+
+BackwardWeightResult WeightGradAccumulator::finish() {
+  if (tc_ && carried_tokens() > 0) {
+    // The last group, padded with zero tokens (+0 products), as a kernel's zero-filled tail is.
+    const std::vector<float> zero_x(static_cast<std::size_t>(K_), 0.0f), zero_g(static_cast<std::size_t>(N_), 0.0f);
+    std::vector<const float*> xs(kGroup, zero_x.data()), gs(kGroup, zero_g.data());
+    for (std::int64_t r = 0; r < carried_tokens(); ++r) {
+      xs[static_cast<std::size_t>(r)] = carry_x_.data() + r * K_;
+      gs[static_cast<std::size_t>(r)] = carry_g_.data() + r * N_;
+    }
+    run_tc_groups(xs, gs, 1);
+    carry_x_.clear();
+    carry_g_.clear();
+  }
+  BackwardWeightResult r;
+  r.dw = std::move(dw_);
+  canonicalise_nan(r.dw);
+  if (with_bias_grad_) {
+    r.db = std::move(db_);
+    canonicalise_nan(*r.db);
+  }
+  return r;
+}
+
+}  // namespace ordo::oracle
