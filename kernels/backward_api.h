@@ -49,8 +49,9 @@ struct BackwardWeightArgs {
 struct BackwardWeightPlan {
   std::int64_t tokens = 0;         // T
   std::int64_t active_tokens = 0;  // rows reduced (T minus the padding rows)
-  // true: the rows are reduced where they lie, in call order (no keys, or keys already canonical with
-  // no padding); false: through a device index array of the reduction order (a gather on the fly).
+  // true: the kernels read the rows where they lie, with no index array (no keys, keys already in
+  // canonical order with no padding, or no active row); false: through a device index array of the
+  // reduction order (a gather on the fly; X and G are never copied).
   bool in_place = true;
 };
 

@@ -65,8 +65,8 @@ KernelVariant make_wgmma_variant() {
   v.bf16_output = true;
   v.k_multiple = 8;
   v.operand_alignment = 16;
-  v.description = "Hopper BF16 tile: persistent clusters of 2 blocks; per block a TMA producer warpgroup feeds a "
-                  "4-stage ring of 128x64 X and 256x64 W tiles (W multicast to both blocks), two consumer "
+  v.description = "Hopper BF16 tile: persistent blocks; a TMA producer warpgroup feeds a "
+                  "4-stage ring of 128x64 X and 256x64 W tiles, two consumer "
                   "warpgroups chain wgmma m64n256k16 over k ascending with the accumulator as C; a half-full last "
                   "wave runs as 128x128 halves; bias added after in FP32; needs K % 8 == 0 and 16-byte aligned X, W";
   return v;

@@ -5,9 +5,9 @@
 //     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers;
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
-// Blocks run in clusters of two that own vertically adjacent tiles (same columns): each block loads
-// its own X tile and half of the shared W tile, multicast by TMA into both blocks, which halves the
-// L2 traffic for W (without it the 128x256 tile is bound by L2 bandwidth at about 55% of peak).
+// Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
+// each block loads its own X tile and half of the shared W tile, multicast by TMA into both blocks,
+// halving the L2 traffic for W; on the H200 this is slower at present, so single blocks are the default.
 // When the last wave of tile pairs would be at most half full, its tiles are computed as 128x128
 // halves (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
 //
@@ -26,6 +26,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -46,7 +48,7 @@ constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
-constexpr int kProductionCluster = 2;  // blocks per cluster sharing a W tile (the probe runs single blocks)
+constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
 
 // The work of one launch: `units` work units handed out round-robin to the clusters (unit u to
 // cluster u % clusters); block r of a cluster computes tile row kCluster * p + r of the unit's tile
@@ -334,7 +336,8 @@ cudaError_t set_smem_attribute() {
   return error;
 }
 
-// Launch configuration of the production kernel: clusters of kProductionCluster blocks.
+// Launch configuration with clusters of kCluster blocks.
+template <int kCluster>
 cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
@@ -342,7 +345,7 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
   config.dynamicSmemBytes = kSmemBytes;
   config.stream = stream;
   attribute->id = cudaLaunchAttributeClusterDimension;
-  attribute->val.clusterDim.x = kProductionCluster;
+  attribute->val.clusterDim.x = kCluster;
   attribute->val.clusterDim.y = 1;
   attribute->val.clusterDim.z = 1;
   config.attrs = attribute;
@@ -350,7 +353,8 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
   return config;
 }
 
-// How many clusters of the production kernel the current device holds at once (one block per SM).
+// How many clusters of kCluster blocks the current device holds at once (one block per SM).
+template <int kCluster>
 cudaError_t resident_clusters(int* clusters) {
   static std::mutex mutex;
   static int cached[64] = {};
@@ -363,25 +367,24 @@ cudaError_t resident_clusters(int* clusters) {
     return cudaSuccess;
   }
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config(kProductionCluster, nullptr, &attribute);
-  e = cudaOccupancyMaxActiveClusters(clusters, fwd_bf16_wgmma_kernel<false, kProductionCluster>, &config);
+  const cudaLaunchConfig_t config = cluster_config<kCluster>(kCluster, nullptr, &attribute);
+  e = cudaOccupancyMaxActiveClusters(clusters, fwd_bf16_wgmma_kernel<false, kCluster>, &config);
   if (e != cudaSuccess) return e;
   if (*clusters < 1) return cudaErrorInvalidConfiguration;
   if (device < 64) cached[device] = *clusters;
   return cudaSuccess;
 }
 
-}  // namespace
-
-cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
+template <int kCluster>
+cudaError_t launch_production(const LaunchParams& p) {
   CUtensorMap map_x, map_w, map_w_half;
-  // Each block of a cluster loads 1/kProductionCluster of the W tile's rows for all of them.
+  // Each block of a cluster loads 1/kCluster of the W tile's rows for all of them.
   cudaError_t e = make_map(&map_x, p.x_bf16, p.M, p.K, kBM);
-  if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN / kProductionCluster);
-  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kProductionCluster);
-  if (e == cudaSuccess) e = set_smem_attribute<false, kProductionCluster>();
+  if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
+  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
+  if (e == cudaSuccess) e = set_smem_attribute<false, kCluster>();
   int clusters = 0;
-  if (e == cudaSuccess) e = resident_clusters(&clusters);
+  if (e == cudaSuccess) e = resident_clusters<kCluster>(&clusters);
   if (e != cudaSuccess) return e;
   KernelArgs args{};
   args.bias = p.bias;
@@ -395,9 +398,9 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const std::uintptr_t y_address = p.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(p.y_bf16)
                                                        : reinterpret_cast<std::uintptr_t>(p.y);
   args.paired_stores = p.N % 2 == 0 && y_address % (p.y_bf16 != nullptr ? 4 : 8) == 0;
-  // A unit is a column of kProductionCluster tiles, one per block of a cluster. When there is more
-  // than one wave of units and the last wave is at most half full, its units are split in halves.
-  const std::int64_t units_whole = ceil_div(args.tiles_m, kProductionCluster) * std::int64_t{args.tiles_n};
+  // A unit is a column of kCluster tiles, one per block of a cluster. When there is more than one
+  // wave of units and the last wave is at most half full, its units are split in halves.
+  const std::int64_t units_whole = ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n};
   const std::int64_t tail = units_whole % clusters;
   const bool split = units_whole > clusters && tail != 0 && 2 * tail <= clusters;
   const std::int64_t units = split ? units_whole + tail : units_whole;
@@ -405,12 +408,30 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   args.full_units = static_cast<unsigned>(split ? units_whole - tail : units_whole);
   args.units = static_cast<unsigned>(units);
   args.scale_d_first = 1;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kProductionCluster);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
+  if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
+    std::fprintf(stderr,
+                 "ordo: sm90.fwd.bf16.wgmma.128x256x64 M=%d N=%d K=%d: clusters of %d, %d resident, %u blocks, "
+                 "%u units (%u whole, %s)\n",
+                 p.M, p.N, p.K, kCluster, clusters, blocks, args.units, args.full_units,
+                 split ? "last wave in halves" : "no split");
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config(blocks, p.stream, &attribute);
-  e = cudaLaunchKernelEx(&config, fwd_bf16_wgmma_kernel<false, kProductionCluster>, map_x, map_w, map_w_half, args);
+  const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, p.stream, &attribute);
+  e = cudaLaunchKernelEx(&config, fwd_bf16_wgmma_kernel<false, kCluster>, map_x, map_w, map_w_half, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
+}
+
+}  // namespace
+
+// Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
+// TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an
+// H200), but slower there at present (about 350 against 530-600 TFLOP/s), so it is an opt-in for
+// tuning, not the default.
+cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
+  const char* cluster = std::getenv("ORDO_WGMMA_CLUSTER");
+  if (cluster != nullptr && std::string(cluster) == "2") return launch_production<kTwoBlockCluster>(p);
+  return launch_production<1>(p);
 }
 
 }  // namespace detail

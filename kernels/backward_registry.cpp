@@ -1,0 +1,187 @@
+// Registry of the backward variants, and dispatch: validate, then (dW with a reduction order that is
+// not the rows in place) upload the order as a device index array, then launch.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/backward_api.h"
+#include "kernels/backward_internal.h"
+
+namespace ordo::kernels {
+namespace detail {
+namespace {
+
+KernelVariant make_variant(std::string id, std::string contract, bool mutant, std::string description) {
+  KernelVariant v;
+  v.id = std::move(id);
+  v.contract_id = std::move(contract);
+  v.tile_m = 128;  // output rows per block: m of dX, n of dW
+  v.tile_n = 128;  // output columns per block: k of both
+  v.tile_k = 16;   // reduction steps per slab: n of dX, tokens of dW
+  v.threads = 256;
+  v.stages = 2;
+  v.instruction = "ffma";
+  v.min_sm = 80;
+  v.is_mutant = mutant;
+  v.description = std::move(description);
+  return v;
+}
+
+}  // namespace
+
+const std::vector<BackwardDataEntry>& backward_data_entries() {
+  static const std::vector<BackwardDataEntry> entries = {
+      {make_variant("sm80.bwd.dx.f32.fma.simt.128x128x16", "bwd.dx.f32.fma-chain/1", false,
+                    "production SIMT tile of dX = G * W: 128x128 block tile of dX, 16 steps of n per slab, 256 "
+                    "threads with 8x8 register micro-tiles; G read n-contiguous and transposed into shared "
+                    "memory, W read k-contiguous as it lies; double-buffered with register prefetch; one "
+                    "__fmaf_rn chain per output over n ascending from +0"),
+       &launch_bwd_dx_f32_simt_128x128x16},
+  };
+  return entries;
+}
+
+const std::vector<BackwardWeightEntry>& backward_weight_entries() {
+  static const std::vector<BackwardWeightEntry> entries = {
+      {make_variant("sm80.bwd.dw.f32.fma.simt.128x128x16", "bwd.dw.f32.fma-chain/1", false,
+                    "production SIMT tile of dW = G^T * X: 128x128 block tile of dW, 16 tokens per slab, 256 "
+                    "threads with 8x8 register micro-tiles; G and X rows read as they lie, in place when the "
+                    "rows are already in canonical order, else through a device index of the canonical order "
+                    "(a gather on the fly); one __fmaf_rn chain per output over the active tokens in "
+                    "ascending key order, from +0 or, with accumulate, from dW; db: one __fadd_rn chain per "
+                    "column over the same tokens, staged through shared memory"),
+       &launch_bwd_dw_f32_simt_128x128x16, TokenOrder::canonical},
+      {make_variant("mutant.bwd.dw.f32.call-order", "bwd.dw.f32.fma-chain/1", true,
+                    "MUTANT: the production dW/db tile, but the active rows are reduced in call order: padding "
+                    "is dropped and the keys are validated, yet never sorted (the seed's original defect)"),
+       &launch_bwd_dw_f32_simt_128x128x16, TokenOrder::active_rows_in_call_order},
+  };
+  return entries;
+}
+
+}  // namespace detail
+
+namespace {
+
+const detail::BackwardWeightEntry* find_weight_entry(std::string_view id) {
+  for (const auto& e : detail::backward_weight_entries())
+    if (e.variant.id == id) return &e;
+  return nullptr;
+}
+
+Status unknown(const char* kind, std::string_view id) {
+  std::string known;
+  for (const KernelVariant& v : *(std::string_view(kind) == "backward-data" ? &backward_data_variants()
+                                                                              : &backward_weight_variants()))
+    known += (known.empty() ? "" : ", ") + v.id;
+  return Status::error(StatusCode::unknown_variant,
+                       std::string("no ") + kind + " variant with id \"" + std::string(id) + "\" (registered: " + known + ")");
+}
+
+Status launch_failed(const std::string& what, cudaError_t e) {
+  (void)cudaGetLastError();
+  return Status::error(StatusCode::launch_failed, what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+// Launches a validated dW call. When the rows are not reduced in place, the order goes to a device
+// index array that lives, stream-ordered, until the kernels that read it have run.
+Status run_weight(const detail::BackwardWeightEntry& entry, detail::BackwardWeightLaunch p, const std::vector<int>& order,
+                  bool in_place) {
+  if (in_place || order.empty()) {
+    p.rows = nullptr;
+    const cudaError_t e = entry.launch(p);
+    return e == cudaSuccess ? Status::success() : launch_failed("launch of " + entry.variant.id, e);
+  }
+  const std::size_t bytes = order.size() * sizeof(int);
+  void* rows = nullptr;
+  bool stream_ordered = true;
+  cudaError_t e = cudaMallocAsync(&rows, bytes, p.stream);
+  if (e != cudaSuccess) {  // no memory pools on this device or driver: a plain allocation
+    (void)cudaGetLastError();
+    stream_ordered = false;
+    if ((e = cudaMalloc(&rows, bytes)) != cudaSuccess) return launch_failed("allocating the row order", e);
+  }
+  auto release = [&] {
+    if (stream_ordered) {
+      (void)cudaFreeAsync(rows, p.stream);
+    } else {
+      (void)cudaStreamSynchronize(p.stream);
+      (void)cudaFree(rows);
+    }
+  };
+  // From pageable memory: the copy has taken the host data when the call returns.
+  if ((e = cudaMemcpyAsync(rows, order.data(), bytes, cudaMemcpyHostToDevice, p.stream)) != cudaSuccess) {
+    const Status s = launch_failed("uploading the row order", e);
+    release();
+    return s;
+  }
+  p.rows = static_cast<const int*>(rows);
+  e = entry.launch(p);
+  const Status s = e == cudaSuccess ? Status::success() : launch_failed("launch of " + entry.variant.id, e);
+  release();
+  return s;
+}
+
+}  // namespace
+
+const std::vector<KernelVariant>& backward_data_variants() {
+  static const std::vector<KernelVariant> variants = [] {
+    std::vector<KernelVariant> v;
+    for (const auto& e : detail::backward_data_entries()) v.push_back(e.variant);
+    return v;
+  }();
+  return variants;
+}
+
+const std::vector<KernelVariant>& backward_weight_variants() {
+  static const std::vector<KernelVariant> variants = [] {
+    std::vector<KernelVariant> v;
+    for (const auto& e : detail::backward_weight_entries()) v.push_back(e.variant);
+    return v;
+  }();
+  return variants;
+}
+
+const KernelVariant* find_backward_variant(std::string_view id) {
+  for (const auto* list : {&backward_data_variants(), &backward_weight_variants()})
+    for (const KernelVariant& v : *list)
+      if (v.id == id) return &v;
+  return nullptr;
+}
+
+Status backward_data(std::string_view variant_id, const BackwardDataArgs& args) {
+  const detail::BackwardDataEntry* entry = nullptr;
+  for (const auto& e : detail::backward_data_entries())
+    if (e.variant.id == variant_id) entry = &e;
+  if (!entry) return unknown("backward-data", variant_id);
+  detail::BackwardDataLaunch p;
+  if (Status s = detail::validate_backward_data(entry->variant, args, &p); !s.ok()) return s;
+  const cudaError_t e = entry->launch(p);
+  return e == cudaSuccess ? Status::success() : launch_failed("launch of " + entry->variant.id, e);
+}
+
+Status backward_weight(std::string_view variant_id, const BackwardWeightArgs& args) {
+  const detail::BackwardWeightEntry* entry = find_weight_entry(variant_id);
+  if (!entry) return unknown("backward-weight", variant_id);
+  detail::BackwardWeightLaunch p;
+  std::vector<int> order;
+  bool in_place = true;
+  if (Status s = detail::validate_backward_weight(*entry, args, &p, &order, &in_place); !s.ok()) return s;
+  return run_weight(*entry, p, order, in_place);
+}
+
+Status plan_backward_weight(std::string_view variant_id, const BackwardWeightArgs& args, BackwardWeightPlan* plan) {
+  const detail::BackwardWeightEntry* entry = find_weight_entry(variant_id);
+  if (!entry) return unknown("backward-weight", variant_id);
+  detail::BackwardWeightLaunch p;
+  std::vector<int> order;
+  bool in_place = true;
+  if (Status s = detail::validate_backward_weight(*entry, args, &p, &order, &in_place); !s.ok()) return s;
+  plan->tokens = args.x.rows;
+  plan->active_tokens = static_cast<std::int64_t>(order.size());
+  plan->in_place = in_place || order.empty();
+  return Status::success();
+}
+
+}  // namespace ordo::kernels

@@ -1,0 +1,338 @@
+// Fail-closed validation of the backward calls. Every check runs before anything is launched, in a
+// fixed order (backward_api.h), and each failure has its own StatusCode and a message naming the
+// operand and the values. dW's key contents are read back to the host (the keys, and the G rows of
+// padding tokens only) and judged by core/logical_keys.h.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/float_bits.h"
+#include "core/logical_keys.h"
+#include "kernels/backward_internal.h"
+
+namespace ordo::kernels::detail {
+namespace {
+
+constexpr std::int64_t kTile = 128;  // both backward tiles are 128 x 128 output blocks
+
+std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+
+std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
+  return buf;
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+std::string shape(std::int64_t r, std::int64_t c) { return "[" + str(r) + ", " + str(c) + "]"; }
+
+// One device operand for the pointer checks: name, pointer, extent in bytes, required alignment.
+struct Operand {
+  const char* name;
+  const void* ptr;
+  std::int64_t bytes;
+  std::int64_t align;
+};
+
+// no_device, then unsupported_device; on success *device is the current device.
+Status check_device(const KernelVariant& v, int* device) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status::error(StatusCode::no_device, "cudaGetDeviceCount failed: " + cuda_error_text(e));
+  }
+  if (count <= 0) return Status::error(StatusCode::no_device, "cudaGetDeviceCount reported 0 CUDA devices");
+  if ((e = cudaGetDevice(device)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status::error(StatusCode::no_device, "cudaGetDevice failed: " + cuda_error_text(e));
+  }
+  int major = 0, minor = 0;
+  if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *device)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *device)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status::error(StatusCode::no_device,
+                         "cudaDeviceGetAttribute(compute capability) failed: " + cuda_error_text(e));
+  }
+  const int sm = major * 10 + minor;
+  if (sm < v.min_sm || (v.max_sm != 0 && sm > v.max_sm))
+    return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(*device) + " is sm_" +
+                                                             std::to_string(sm) + "; variant " + v.id + " needs sm_" +
+                                                             std::to_string(v.min_sm) + " or newer");
+  return Status::success();
+}
+
+Status dtype_is(const char* name, DType got, DType want, const KernelVariant& v) {
+  if (got == want) return Status::success();
+  return Status::error(StatusCode::wrong_dtype, std::string(name) + " is " + std::string(dtype_name(got)) +
+                                                    "; contract " + v.contract_id + " needs " +
+                                                    std::string(dtype_name(want)));
+}
+
+// bad_size unless lo <= value <= kMaxDim.
+Status dim_in_range(const char* what, std::int64_t value, std::int64_t lo) {
+  if (value < lo)
+    return Status::error(StatusCode::bad_size, std::string(what) + " = " + str(value) + " must be >= " + str(lo));
+  if (value > kMaxDim)
+    return Status::error(StatusCode::bad_size,
+                         std::string(what) + " = " + str(value) + " exceeds the 32-bit index limit " + str(kMaxDim));
+  return Status::success();
+}
+
+// The grid of 128x128 output tiles over [rows, cols] and the element counts of the operands.
+// Dimensions are < 2^31 here, so every product is < 2^62.
+Status grid_and_volume(const char* out, std::int64_t rows, std::int64_t cols,
+                       std::initializer_list<std::pair<const char*, std::int64_t>> volumes) {
+  const std::int64_t tiles = ceil_div(rows, kTile) * ceil_div(cols, kTile);
+  if (tiles > kMaxGridX)
+    return Status::error(StatusCode::bad_size, std::string(out) + " " + shape(rows, cols) + " needs " + str(tiles) +
+                                                   " tiles of 128x128, above the gridDim.x limit " + str(kMaxGridX));
+  for (const auto& [what, n] : volumes)
+    if (n > kMaxElements)
+      return Status::error(StatusCode::bad_size, std::string(what) + " has " + str(n) +
+                                                     " elements, above the limit " + str(kMaxElements));
+  return Status::success();
+}
+
+// host_pointer, wrong_device, misaligned, in that order over all operands; null operands are skipped.
+Status check_pointers(const std::vector<Operand>& ops, int device) {
+  std::vector<cudaPointerAttributes> attrs(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].ptr) continue;
+    const cudaError_t e = cudaPointerGetAttributes(&attrs[i], ops[i].ptr);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // never mistaken for a launch failure later
+      return Status::error(StatusCode::host_pointer, std::string(ops[i].name) + " (" + hex(ops[i].ptr) +
+                                                         ") is not CUDA device memory: cudaPointerGetAttributes: " +
+                                                         cuda_error_text(e));
+    }
+    if (attrs[i].type == cudaMemoryTypeHost)
+      return Status::error(StatusCode::host_pointer, std::string(ops[i].name) + " (" + hex(ops[i].ptr) +
+                                                         ") is page-locked host memory, not device memory");
+    if (attrs[i].type != cudaMemoryTypeDevice && attrs[i].type != cudaMemoryTypeManaged)
+      return Status::error(StatusCode::host_pointer, std::string(ops[i].name) + " (" + hex(ops[i].ptr) +
+                                                         ") is not CUDA memory (unregistered host pointer)");
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].ptr && attrs[i].type == cudaMemoryTypeDevice && attrs[i].device != device)
+      return Status::error(StatusCode::wrong_device, std::string(ops[i].name) + " is memory of device " +
+                                                         std::to_string(attrs[i].device) +
+                                                         "; the current device is " + std::to_string(device));
+  for (const Operand& o : ops)
+    if (o.ptr && reinterpret_cast<std::uintptr_t>(o.ptr) % static_cast<std::uintptr_t>(o.align) != 0)
+      return Status::error(StatusCode::misaligned, std::string(o.name) + " (" + hex(o.ptr) + ") is not " +
+                                                       str(o.align) + "-byte aligned");
+  return Status::success();
+}
+
+// aliasing: the byte range of each output (the first n_outputs operands) against every other operand.
+// Half-open ranges; an end that would wrap is clamped to the top of the address space, which can only
+// report more overlap. Empty ranges overlap nothing.
+Status check_aliasing(const std::vector<Operand>& ops, std::size_t n_outputs) {
+  auto end_of = [](const Operand& o) {
+    const auto p = reinterpret_cast<std::uintptr_t>(o.ptr);
+    const auto b = static_cast<std::uintptr_t>(o.bytes);
+    return b > UINTPTR_MAX - p ? UINTPTR_MAX : p + b;
+  };
+  for (std::size_t i = 0; i < n_outputs; ++i) {
+    if (!ops[i].ptr || ops[i].bytes == 0) continue;
+    const auto o0 = reinterpret_cast<std::uintptr_t>(ops[i].ptr);
+    const std::uintptr_t o1 = end_of(ops[i]);
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+      if (j == i || !ops[j].ptr || ops[j].bytes == 0) continue;
+      const auto p0 = reinterpret_cast<std::uintptr_t>(ops[j].ptr);
+      const std::uintptr_t p1 = end_of(ops[j]);
+      if (o0 < p1 && p0 < o1)
+        return Status::error(StatusCode::aliasing, std::string(ops[i].name) + " [" + hex(ops[i].ptr) + ", " +
+                                                       hex(reinterpret_cast<const void*>(o1)) + ") overlaps " +
+                                                       ops[j].name + " [" + hex(ops[j].ptr) + ", " +
+                                                       hex(reinterpret_cast<const void*>(p1)) + ")");
+    }
+  }
+  return Status::success();
+}
+
+Status copy_failed(const char* what, cudaError_t e) {
+  (void)cudaGetLastError();
+  return Status::error(StatusCode::launch_failed, std::string("reading ") + what + " back to the host failed: " +
+                                                      cuda_error_text(e));
+}
+
+// The key contents: duplicate_key (validate_logical_keys), then padding_gradient_nonzero over the G
+// rows of the padding tokens, which are the only rows of G read back. Then the reduction order.
+Status check_keys_and_order(const BackwardWeightEntry& entry, const BackwardWeightArgs& a, std::int64_t T,
+                            std::int64_t N, std::vector<std::int64_t>* rows) {
+  const auto stream = static_cast<cudaStream_t>(a.stream);
+  LogicalKeys keys{a.keys.cols, std::vector<std::int64_t>(static_cast<std::size_t>(T * a.keys.cols))};
+  cudaError_t e;
+  if (T > 0) {
+    // On the caller's stream, so that keys written by work queued before this call are the ones read.
+    if ((e = cudaMemcpyAsync(keys.values.data(), a.keys.data, keys.values.size() * sizeof(std::int64_t),
+                             cudaMemcpyDeviceToHost, stream)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(stream)) != cudaSuccess)
+      return copy_failed("the logical keys", e);
+  }
+  const LogicalKeysView view = keys.view();
+  if (Status s = validate_logical_keys(view, T, nullptr, N); !s.ok()) return s;
+
+  // Padding rows, in runs of consecutive rows: one copy per run.
+  std::vector<float> g_rows;
+  std::vector<std::int64_t> pad_rows;
+  for (std::int64_t t = 0; t < T;) {
+    if (!view.is_padding(t)) {
+      ++t;
+      continue;
+    }
+    std::int64_t end = t;
+    while (end < T && view.is_padding(end)) pad_rows.push_back(end++);
+    const std::size_t at = g_rows.size();
+    g_rows.resize(at + static_cast<std::size_t>((end - t) * N));
+    if ((e = cudaMemcpyAsync(g_rows.data() + at, static_cast<const float*>(a.g.data) + t * N,
+                             static_cast<std::size_t>((end - t) * N) * sizeof(float), cudaMemcpyDeviceToHost,
+                             stream)) != cudaSuccess)
+      return copy_failed("the G rows of padding tokens", e);
+    t = end;
+  }
+  if (!pad_rows.empty() && (e = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return copy_failed("the G rows of padding tokens", e);
+  // The rule of validate_logical_keys, applied to the rows read back and reported with their token row.
+  for (std::size_t i = 0; i < pad_rows.size(); ++i)
+    for (std::int64_t n = 0; n < N; ++n) {
+      const float v = g_rows[i * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)];
+      if (!(v == 0.0f))  // NaN fails this too: a NaN gradient in a dropped row would vanish silently
+        return Status::error(StatusCode::padding_gradient_nonzero,
+                             "padding row " + str(pad_rows[i]) + " (key " +
+                                 describe_key(view.row(pad_rows[i]), view.width) + ") has gradient " +
+                                 describe_float(v) + " in column " + str(n));
+    }
+
+  if (entry.order == TokenOrder::canonical) {
+    *rows = canonical_order(view).rows;
+  } else {
+    rows->clear();
+    for (std::int64_t t = 0; t < T; ++t)
+      if (!view.is_padding(t)) rows->push_back(t);
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a, BackwardDataLaunch* p) {
+  int device = -1;
+  if (Status s = check_device(v, &device); !s.ok()) return s;
+
+  for (Status s : {dtype_is("g.dtype", a.g.dtype, DType::f32, v), dtype_is("w.dtype", a.w.dtype, DType::f32, v),
+                   dtype_is("dx.dtype", a.dx.dtype, DType::f32, v)})
+    if (!s.ok()) return s;
+
+  const std::int64_t M = a.g.rows, N = a.g.cols, K = a.w.cols;
+  for (Status s : {dim_in_range("g.rows (M)", M, 1), dim_in_range("g.cols (N)", N, 1),
+                   dim_in_range("w.cols (K)", K, 1)})
+    if (!s.ok()) return s;
+  if (Status s = grid_and_volume("dx", M, K, {{"g", M * N}, {"w", N * K}, {"dx", M * K}}); !s.ok()) return s;
+
+  if (a.w.rows != N)
+    return Status::error(StatusCode::inconsistent_size,
+                         "w.rows (" + str(a.w.rows) + ") != g.cols (N = " + str(N) + ")");
+  if (a.dx.rows != M || a.dx.cols != K)
+    return Status::error(StatusCode::inconsistent_size,
+                         "dx is " + shape(a.dx.rows, a.dx.cols) + "; expected " + shape(M, K) + " (g.rows, w.cols)");
+
+  if (!a.g.data) return Status::error(StatusCode::null_pointer, "g.data is null");
+  if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
+  if (!a.dx.data) return Status::error(StatusCode::null_pointer, "dx.data is null");
+
+  const std::vector<Operand> ops = {{"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * 4, 4},
+                                    {"w", a.w.data, N * K * 4, 4}};
+  if (Status s = check_pointers(ops, device); !s.ok()) return s;
+  if (Status s = check_aliasing(ops, 1); !s.ok()) return s;
+
+  p->g = static_cast<const float*>(a.g.data);
+  p->w = static_cast<const float*>(a.w.data);
+  p->dx = static_cast<float*>(a.dx.data);
+  p->M = static_cast<int>(M);
+  p->N = static_cast<int>(N);
+  p->K = static_cast<int>(K);
+  p->stream = static_cast<cudaStream_t>(a.stream);
+  return Status::success();
+}
+
+Status validate_backward_weight(const BackwardWeightEntry& entry, const BackwardWeightArgs& a, BackwardWeightLaunch* p,
+                                std::vector<int>* order, bool* in_place) {
+  const KernelVariant& v = entry.variant;
+  int device = -1;
+  if (Status s = check_device(v, &device); !s.ok()) return s;
+
+  const bool has_db = a.db.data != nullptr;
+  const bool has_keys = a.keys.data != nullptr || a.keys.rows != 0 || a.keys.cols != 0;
+  for (Status s : {dtype_is("x.dtype", a.x.dtype, DType::f32, v), dtype_is("g.dtype", a.g.dtype, DType::f32, v),
+                   dtype_is("dw.dtype", a.dw.dtype, DType::f32, v),
+                   has_db ? dtype_is("db.dtype", a.db.dtype, DType::f32, v) : Status::success()})
+    if (!s.ok()) return s;
+
+  const std::int64_t T = a.x.rows, K = a.x.cols, N = a.g.cols;
+  for (Status s : {dim_in_range("x.rows (T)", T, 0), dim_in_range("x.cols (K)", K, 1),
+                   dim_in_range("g.cols (N)", N, 1)})
+    if (!s.ok()) return s;
+  if (Status s = grid_and_volume("dw", N, K, {{"x", T * K}, {"g", T * N}, {"dw", N * K}}); !s.ok()) return s;
+
+  if (a.g.rows != T)
+    return Status::error(StatusCode::inconsistent_size, "g.rows (" + str(a.g.rows) + ") != x.rows (T = " + str(T) + ")");
+  if (a.dw.rows != N || a.dw.cols != K)
+    return Status::error(StatusCode::inconsistent_size,
+                         "dw is " + shape(a.dw.rows, a.dw.cols) + "; expected " + shape(N, K) + " (g.cols, x.cols)");
+  if (has_db && (a.db.rows != 1 || a.db.cols != N))
+    return Status::error(StatusCode::inconsistent_size,
+                         "db is " + shape(a.db.rows, a.db.cols) + "; expected " + shape(1, N) + " (g.cols)");
+
+  if (has_keys) {
+    const LogicalKeysView shape_only{static_cast<const std::int64_t*>(a.keys.data), a.keys.rows, a.keys.cols,
+                                     a.keys.dtype};
+    if (Status s = validate_key_shape(shape_only, T); !s.ok()) return s;
+  }
+
+  if (T > 0 && !a.x.data) return Status::error(StatusCode::null_pointer, "x.data is null (T = " + str(T) + ")");
+  if (T > 0 && !a.g.data) return Status::error(StatusCode::null_pointer, "g.data is null (T = " + str(T) + ")");
+  if (!a.dw.data) return Status::error(StatusCode::null_pointer, "dw.data is null");
+
+  const std::vector<Operand> ops = {{"dw", a.dw.data, N * K * 4, 4},
+                                    {"db", a.db.data, has_db ? N * 4 : 0, 4},
+                                    {"x", a.x.data, T * K * 4, 4},
+                                    {"g", a.g.data, T * N * 4, 4},
+                                    {"keys", has_keys ? a.keys.data : nullptr, T * a.keys.cols * 8, 8}};
+  if (Status s = check_pointers(ops, device); !s.ok()) return s;
+  if (Status s = check_aliasing(ops, 2); !s.ok()) return s;
+
+  std::vector<std::int64_t> rows;
+  if (has_keys) {
+    if (Status s = check_keys_and_order(entry, a, T, N, &rows); !s.ok()) return s;
+  } else {
+    rows = call_order(T).rows;
+  }
+  *in_place = static_cast<std::int64_t>(rows.size()) == T;
+  for (std::size_t i = 0; *in_place && i < rows.size(); ++i) *in_place = rows[i] == static_cast<std::int64_t>(i);
+  order->resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) (*order)[i] = static_cast<int>(rows[i]);  // rows < T <= kMaxDim
+
+  p->x = static_cast<const float*>(a.x.data);
+  p->g = static_cast<const float*>(a.g.data);
+  p->rows = nullptr;
+  p->R = static_cast<int>(rows.size());
+  p->dw = static_cast<float*>(a.dw.data);
+  p->db = has_db ? static_cast<float*>(a.db.data) : nullptr;
+  p->N = static_cast<int>(N);
+  p->K = static_cast<int>(K);
+  p->accumulate = a.accumulate;
+  p->stream = static_cast<cudaStream_t>(a.stream);
+  return Status::success();
+}
+
+}  // namespace ordo::kernels::detail
