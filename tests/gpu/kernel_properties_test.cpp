@@ -29,8 +29,13 @@ ForwardBackend& emulator_for(const std::string& variant_id) {
 }
 
 // The case as variant `id` takes it: bfloat16 operands for bf16 variants.
+// The case as the variant takes it: its operand type, K rounded up to its K granularity, and for
+// variants with a bf16 output, a bf16 Y in every other case (by seed).
 ForwardCase for_variant(ForwardCase c, const std::string& id) {
-  c.bf16_operands = kernels::find_forward_variant(id)->operand_dtype == DType::bf16;
+  const KernelVariant* v = kernels::find_forward_variant(id);
+  c.bf16_operands = v->operand_dtype == DType::bf16;
+  c.K = (c.K + v->k_multiple - 1) / v->k_multiple * v->k_multiple;
+  c.bf16_output = v->bf16_output && (c.seed & 1) != 0;
   return c;
 }
 
