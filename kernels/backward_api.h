@@ -67,8 +67,8 @@ const KernelVariant* find_backward_variant(std::string_view id);  // either kind
 // null_pointer, host_pointer, wrong_device, misaligned, aliasing, then, for backward_weight with keys,
 // the key contents: duplicate_key, padding_gradient_nonzero. launch_failed when a CUDA call fails.
 //
-// backward_weight with keys reads them (and the G rows of padding tokens) back to the host: it waits
-// for args.stream once before launching, so that work queued earlier on the stream is seen.
+// backward_weight with keys reads them (and the G rows of padding tokens) back to the host on
+// args.stream and waits for it before launching, so that work queued earlier on the stream is seen.
 Status backward_data(std::string_view variant_id, const BackwardDataArgs& args);
 Status backward_weight(std::string_view variant_id, const BackwardWeightArgs& args);
 

@@ -31,7 +31,14 @@ std::string hex(const void* p) {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-std::string shape(std::int64_t r, std::int64_t c) { return "[" + str(r) + ", " + str(c) + "]"; }
+std::string shape(std::int64_t r, std::int64_t c) {
+  std::string s = "[";
+  s += str(r);
+  s += ", ";
+  s += str(c);
+  s += "]";
+  return s;
+}
 
 // One device operand for the pointer checks: name, pointer, extent in bytes, required alignment.
 struct Operand {
