@@ -1,0 +1,385 @@
+// ordo_bench_backward: times the FP32 backward kernels against cublasSgemm in one process, on the same
+// inputs, with CUDA events. For a forward Y [M,N] = X [M,K] * W [N,K]^T (M = tokens):
+//   dx:        dX [M,K] = G [M,N] * W [N,K]      "sm80.bwd.dx.f32.fma.simt.128x128x16" (backward_data)
+//   dw:        dW [N,K] = G^T * X, rows in place "sm80.bwd.dw.f32.fma.simt.128x128x16" (backward_weight, no keys)
+//   dw-gather: the same dW kernel reading the rows through a device index of a random permutation of
+//              the tokens (what a call with keys out of canonical order runs), launched directly: the
+//              key validation, which reads the keys back to the host, is not in its time.
+// cuBLAS computes the same product in its own order (split-K where it likes); dW's db is not timed.
+//
+// Method, per shape and product: X, G, W uniform in [-1, 1) generated on the device; one check that
+// the kernel's output matches cuBLAS's within kTolF32Operands of max|out| (a broken kernel is never
+// reported as a fast one); --warmup untimed calls of each; then --reps timed calls of each,
+// interleaved, each after a ~50 us GPU spin so that the host time of the call is hidden and the events
+// bracket GPU time only. Medians are reported, and ratio = kernel / cuBLAS.
+// cuBLAS runs with CUBLAS_DEFAULT_MATH, which never uses TF32; the process refuses to run if
+// NVIDIA_TF32_OVERRIDE is set to anything but "0".
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bench/bench_kernels.h"
+#include "bench/tolerance.h"
+#include "kernels/backward_api.h"
+#include "kernels/backward_internal.h"
+
+namespace {
+
+constexpr const char* kDx = "sm80.bwd.dx.f32.fma.simt.128x128x16";
+constexpr const char* kDw = "sm80.bwd.dw.f32.fma.simt.128x128x16";
+constexpr std::uint64_t kSpinNs = 50'000;
+constexpr std::uint64_t kSeedX = 0xb0d0001ull, kSeedG = 0xb0d0002ull, kSeedW = 0xb0d0003ull;
+constexpr int kExitError = 1, kExitNoGpu = 2;
+
+[[noreturn]] void die(const std::string& msg, int code = kExitError) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "ordo_bench_backward: %s\n", msg.c_str());
+  std::exit(code);
+}
+
+void check_cuda(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) die(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) die(std::string(what) + ": " + cublasGetStatusName(s));
+}
+
+struct Shape {
+  std::int64_t M, N, K;
+};
+
+struct Options {
+  std::vector<Shape> shapes;
+  std::vector<std::string> ops = {"dx", "dw", "dw-gather"};
+  int reps = 20, warmup = 3;
+  std::string json_path;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: ordo_bench_backward [options]\n"
+               "Times the FP32 backward kernels against cublasSgemm (FP32, no TF32) on the current GPU, in one\n"
+               "process, on the same inputs. For a forward Y[M,N] = X[M,K] * W[N,K]^T with M tokens:\n"
+               "  dx         dX[M,K] = G[M,N] * W[N,K]                       (%s)\n"
+               "  dw         dW[N,K] = G^T * X, rows in place (no keys)     (%s)\n"
+               "  dw-gather  the same, rows read through an index of a random permutation of the tokens\n"
+               "             (the path of keys out of canonical order; kernel only, key validation not timed)\n"
+               "  --shapes \"M,N,K;..\"  shapes (default: M in {64,1024,4096,16384} x (K,N) in\n"
+               "                      {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows)\n"
+               "  --ops LIST          comma list of dx, dw, dw-gather (default all three)\n"
+               "  --reps N            timed runs of each implementation per row (default 20); median reported\n"
+               "  --warmup N          untimed runs before timing (default 3)\n"
+               "  --json PATH         also write the results as JSON\n"
+               "  --help              this text\n"
+               "Exit codes: 0 ok, 1 error or a kernel output that does not match cuBLAS, 2 no GPU.\n",
+               kDx, kDw);
+}
+
+std::int64_t parse_int(const std::string& s, const char* what, std::int64_t min) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str() || *end != '\0' || v < min) die(std::string("bad ") + what + ": \"" + s + "\"");
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t e = std::min(s.find(sep, pos), s.size());
+    if (e > pos) out.push_back(s.substr(pos, e - pos));
+    pos = e + 1;
+  }
+  return out;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) die("missing value after " + a);
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (a == "--shapes") {
+      for (const std::string& item : split(value(), ';')) {
+        const std::vector<std::string> f = split(item, ',');
+        if (f.size() != 3) die("bad shape \"" + item + "\" (want M,N,K)");
+        o.shapes.push_back({parse_int(f[0], "M", 1), parse_int(f[1], "N", 1), parse_int(f[2], "K", 1)});
+      }
+      if (o.shapes.empty()) die("--shapes has no shape");
+    } else if (a == "--ops") {
+      o.ops = split(value(), ',');
+      for (const std::string& op : o.ops)
+        if (op != "dx" && op != "dw" && op != "dw-gather") die("unknown op \"" + op + "\" (want dx, dw, dw-gather)");
+      if (o.ops.empty()) die("--ops has no op");
+    } else if (a == "--reps") {
+      o.reps = static_cast<int>(std::min<std::int64_t>(parse_int(value(), "--reps", 1), 100000));
+    } else if (a == "--warmup") {
+      o.warmup = static_cast<int>(std::min<std::int64_t>(parse_int(value(), "--warmup", 0), 100000));
+    } else if (a == "--json") {
+      o.json_path = value();
+    } else {
+      usage(stderr);
+      die("unknown argument \"" + a + "\"");
+    }
+  }
+  if (o.shapes.empty())
+    for (const std::int64_t M : {64, 1024, 4096, 16384})
+      for (const auto& [K, N] : {std::pair<std::int64_t, std::int64_t>{32, 5376}, {5376, 32}, {5376, 5376}})
+        o.shapes.push_back({M, N, K});
+  for (const Shape& s : o.shapes)
+    if (s.M > INT32_MAX || s.N > INT32_MAX || s.K > INT32_MAX) die("a shape exceeds cuBLAS's 32-bit sizes");
+  return o;
+}
+
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes) {
+    check_cuda(cudaMalloc(&p_, std::max<std::size_t>(bytes, 1)), "cudaMalloc(" + std::to_string(bytes) + " bytes)");
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  float* f() const { return static_cast<float*>(p_); }
+  int* i() const { return static_cast<int*>(p_); }
+
+ private:
+  void* p_ = nullptr;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double tflops(const Shape& s, double ms) {
+  return ms > 0 ? 2.0 * static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K) / (ms * 1e9) : 0.0;
+}
+
+struct Row {
+  std::string op, kernel;
+  Shape s{};
+  double ms = 0, cublas_ms = 0, rel_diff = 0;
+  int reps = 0;
+  bool matches = false;
+};
+
+// Times `kernel` and `reference` interleaved, each after a spin, between two events. Medians in ms.
+void time_pair(const std::function<void()>& kernel, const std::function<void()>& reference, const Options& o,
+               cudaStream_t stream, double* kernel_ms, double* reference_ms) {
+  cudaEvent_t e0, e1;
+  check_cuda(cudaEventCreate(&e0), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&e1), "cudaEventCreate");
+  for (int i = 0; i < o.warmup; ++i) {
+    kernel();
+    reference();
+  }
+  check_cuda(cudaStreamSynchronize(stream), "warm-up");
+  std::vector<double> tk, tr;
+  auto timed = [&](const std::function<void()>& call, std::vector<double>& out) {
+    check_cuda(static_cast<cudaError_t>(ordo::bench::enqueue_spin(stream, kSpinNs)), "spin");
+    check_cuda(cudaEventRecord(e0, stream), "cudaEventRecord");
+    call();
+    check_cuda(cudaEventRecord(e1, stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    out.push_back(static_cast<double>(ms));
+  };
+  for (int i = 0; i < o.reps; ++i) {
+    timed(kernel, tk);
+    timed(reference, tr);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  *kernel_ms = median(tk);
+  *reference_ms = median(tr);
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows, const ordo::kernels::DeviceInfo& dev,
+                int cublas_version, const Options& o) {
+  std::ofstream f(path);
+  if (!f) die("cannot write " + path);
+  f << "{\n  \"schema\": \"ordo.bench-backward/1\",\n";
+  f << "  \"environment\": {\"gpu\": \"" << dev.name << "\", \"sm\": " << dev.sm << ", \"sm_count\": " << dev.sm_count
+    << ", \"driver\": " << dev.driver_version << ", \"cuda_runtime\": " << dev.runtime_version
+    << ", \"cublas\": " << cublas_version << "},\n";
+  f << "  \"method\": {\"reps\": " << o.reps << ", \"warmup\": " << o.warmup << ", \"spin_ns\": " << kSpinNs
+    << ", \"statistic\": \"median\", \"cublas\": \"cublasSgemm CUBLAS_DEFAULT_MATH (no TF32)\"},\n";
+  f << "  \"bench\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "%s\n    {\"op\": \"%s\", \"kernel\": \"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"ms\": %.6f, "
+                  "\"cublas_ms\": %.6f, \"ratio\": %.4f, \"tflops\": %.3f, \"cublas_tflops\": %.3f, \"reps\": %d, "
+                  "\"rel_diff\": %.3e, \"matches\": %s}",
+                  i ? "," : "", r.op.c_str(), r.kernel.c_str(), static_cast<long long>(r.s.M),
+                  static_cast<long long>(r.s.N), static_cast<long long>(r.s.K), r.ms, r.cublas_ms,
+                  r.cublas_ms > 0 ? r.ms / r.cublas_ms : 0.0, tflops(r.s, r.ms), tflops(r.s, r.cublas_ms), r.reps,
+                  std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.matches ? "true" : "false");
+    f << buf;
+  }
+  f << "\n  ]\n}\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_args(argc, argv);
+  const char* tf32_env = std::getenv("NVIDIA_TF32_OVERRIDE");
+  std::printf("NVIDIA_TF32_OVERRIDE=%s\n", tf32_env ? tf32_env : "(unset)");
+  if (tf32_env && std::strcmp(tf32_env, "0") != 0)
+    die("NVIDIA_TF32_OVERRIDE must be unset or \"0\": cuBLAS SGEMM must run in full FP32");
+  const ordo::kernels::DeviceInfo dev = ordo::kernels::device_info(0);
+  if (!dev.present) die("no GPU: this benchmark needs a CUDA GPU (" + dev.reason + ")", kExitNoGpu);
+  check_cuda(cudaSetDevice(0), "cudaSetDevice");
+
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cublasHandle_t h = nullptr;
+  check_cublas(cublasCreate(&h), "cublasCreate");
+  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  int cublas_version = 0;
+  check_cublas(cublasGetVersion(h, &cublas_version), "cublasGetVersion");
+  std::printf("GPU: %s (sm_%d, %d SMs), driver %d, runtime %d, cuBLAS %d; reps %d (median), warmup %d\n",
+              dev.name.c_str(), dev.sm, dev.sm_count, dev.driver_version, dev.runtime_version, cublas_version, o.reps,
+              o.warmup);
+
+  std::size_t mk = 1, mn = 1, nk = 1, m = 1;
+  for (const Shape& s : o.shapes) {
+    mk = std::max(mk, static_cast<std::size_t>(s.M * s.K));
+    mn = std::max(mn, static_cast<std::size_t>(s.M * s.N));
+    nk = std::max(nk, static_cast<std::size_t>(s.N * s.K));
+    m = std::max(m, static_cast<std::size_t>(s.M));
+  }
+  const DeviceBuffer x(mk * 4), g(mn * 4), w(nk * 4), out_k(std::max(mk, nk) * 4), out_c(std::max(mk, nk) * 4),
+      perm(m * 4);
+  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(x.f(), mk, kSeedX, stream)), "fill x");
+  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(g.f(), mn, kSeedG, stream)), "fill g");
+  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(w.f(), nk, kSeedW, stream)), "fill w");
+
+  std::printf("\n%-10s %6s %6s %6s %10s %10s %7s %9s %9s  %s\n", "op", "M", "N", "K", "kernel_ms", "cublas_ms",
+              "ratio", "kern_TF/s", "cubl_TF/s", "check (max|diff|/max|out|)");
+  std::vector<Row> rows;
+  bool all_ok = true;
+  for (const Shape& s : o.shapes) {
+    const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
+    for (const std::string& op : o.ops) {
+      Row r;
+      r.op = op;
+      r.kernel = op == "dx" ? kDx : kDw;
+      r.s = s;
+      r.reps = o.reps;
+      const float one = 1.0f, zero = 0.0f;
+      std::function<void()> kernel, reference;
+      std::size_t out_elems = 0;
+      if (op == "dx") {
+        // Column-major: dX^T [K,M] = W^T [K,N] * G^T [N,M]; row-major W and G are W^T (ld K), G^T (ld N).
+        reference = [&, M, N, K] {
+          check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, K, M, N, &one, w.f(), K, g.f(), N, &zero, out_c.f(), K),
+                       "cublasSgemm (dX)");
+        };
+        ordo::kernels::BackwardDataArgs a;
+        a.g = {g.f(), ordo::DType::f32, s.M, s.N};
+        a.w = {w.f(), ordo::DType::f32, s.N, s.K};
+        a.dx = {out_k.f(), ordo::DType::f32, s.M, s.K};
+        a.stream = stream;
+        kernel = [a] {
+          if (ordo::Status st = ordo::kernels::backward_data(kDx, a); !st.ok()) die("backward_data: " + st.to_string());
+        };
+        out_elems = static_cast<std::size_t>(s.M * s.K);
+      } else {
+        // Column-major: dW^T [K,N] = X^T [K,T] * G [T,N]; row-major X is X^T (ld K), G is G^T (ld N).
+        reference = [&, M, N, K] {
+          check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, &one, x.f(), K, g.f(), N, &zero, out_c.f(), K),
+                       "cublasSgemm (dW)");
+        };
+        out_elems = static_cast<std::size_t>(s.N * s.K);
+        if (op == "dw") {
+          ordo::kernels::BackwardWeightArgs a;
+          a.x = {x.f(), ordo::DType::f32, s.M, s.K};
+          a.g = {g.f(), ordo::DType::f32, s.M, s.N};
+          a.dw = {out_k.f(), ordo::DType::f32, s.N, s.K};
+          a.stream = stream;
+          kernel = [a] {
+            if (ordo::Status st = ordo::kernels::backward_weight(kDw, a); !st.ok())
+              die("backward_weight: " + st.to_string());
+          };
+        } else {
+          // A fixed random permutation of the tokens as the reduction order (Fisher-Yates, SplitMix64).
+          std::vector<int> order(static_cast<std::size_t>(M));
+          std::iota(order.begin(), order.end(), 0);
+          std::uint64_t z = 0x6761746865720000ull ^ static_cast<std::uint64_t>(M);
+          for (std::size_t i = order.size(); i > 1; --i) {
+            z += 0x9E3779B97F4A7C15ull;
+            std::uint64_t q = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            q = (q ^ (q >> 27)) * 0x94D049BB133111EBull;
+            std::swap(order[i - 1], order[(q ^ (q >> 31)) % i]);
+          }
+          check_cuda(cudaMemcpy(perm.i(), order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
+                     "cudaMemcpy (order)");
+          ordo::kernels::detail::BackwardWeightLaunch p;
+          p.x = x.f();
+          p.g = g.f();
+          p.rows = perm.i();
+          p.R = M;
+          p.dw = out_k.f();
+          p.N = N;
+          p.K = K;
+          p.stream = stream;
+          kernel = [p] { check_cuda(ordo::kernels::detail::launch_bwd_dw_f32_simt_128x128x16(p), "dW (gathered)"); };
+        }
+      }
+      // Check once: the kernel's output against cuBLAS's (a permutation of the tokens changes only the
+      // rounding of dW, not its value).
+      check_cuda(cudaMemsetAsync(out_k.f(), 0xff, out_elems * 4, stream), "cudaMemset");
+      reference();
+      kernel();
+      float max_diff = 0, max_ref = 0;
+      check_cuda(static_cast<cudaError_t>(
+                     ordo::bench::max_abs_diff(out_k.f(), out_c.f(), out_elems, stream, &max_diff, &max_ref)),
+                 "compare");
+      r.rel_diff = static_cast<double>(max_diff) / std::max(static_cast<double>(max_ref), 1e-30);
+      r.matches = std::isfinite(r.rel_diff) && r.rel_diff < ordo::bench::kTolF32Operands;
+      if (!r.matches)
+        std::printf("WARNING: %s M=%d N=%d K=%d: kernel output does not match cuBLAS (%g >= %g); its timing is not "
+                    "meaningful\n",
+                    op.c_str(), M, N, K, r.rel_diff, ordo::bench::kTolF32Operands);
+      all_ok = all_ok && r.matches;
+      time_pair(kernel, reference, o, stream, &r.ms, &r.cublas_ms);
+      std::printf("%-10s %6d %6d %6d %10.4f %10.4f %7.3f %9.2f %9.2f  %s (%.1e)\n", op.c_str(), M, N, K, r.ms,
+                  r.cublas_ms, r.cublas_ms > 0 ? r.ms / r.cublas_ms : 0.0, tflops(s, r.ms), tflops(s, r.cublas_ms),
+                  r.matches ? "match" : "MISMATCH", r.rel_diff);
+      std::fflush(stdout);
+      rows.push_back(r);
+    }
+  }
+  if (!o.json_path.empty()) {
+    write_json(o.json_path, rows, dev, cublas_version, o);
+    std::printf("wrote %s\n", o.json_path.c_str());
+  }
+  cublasDestroy(h);
+  cudaStreamDestroy(stream);
+  return all_ok ? 0 : kExitError;
+}
