@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
-# Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of bench,bench-bf16,tests,probe,verify
+# Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of bench,bench-bf16,bench-backward,tests,probe,verify
 # (default all). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:?usage: gpu-run.sh OUT_DIR [level] [steps]}"
 level="${2:-2}"
-steps=",${3:-bench,bench-bf16,tests,probe,verify},"
+steps=",${3:-bench,bench-bf16,bench-backward,tests,probe,verify},"
 mkdir -p "$out"
 # cuBLAS comes from the machine's CUDA install (or PyTorch's wheels); nothing else is loaded.
 for d in /usr/local/cuda/lib64 $(python3 -c 'import nvidia.cublas, os; print(os.path.dirname(nvidia.cublas.__file__) + "/lib")' 2>/dev/null); do
@@ -25,6 +25,11 @@ if [[ $steps == *,bench-bf16,* ]]; then
   echo "== bench (BF16 variants, f32 and bf16 output)"
   "$here/ordo_bench_forward" --variant all-bf16 --out-dtype both --json "$out/bench-bf16.json" > "$out/bench-bf16.log" 2>&1 || status=1
   cat "$out/bench-bf16.log"
+fi
+if [[ $steps == *,bench-backward,* ]]; then
+  echo "== bench (FP32 backward: dX, dW in place and gathered)"
+  "$here/ordo_bench_backward" --json "$out/bench-backward.json" > "$out/bench-backward.log" 2>&1 || status=1
+  cat "$out/bench-backward.log"
 fi
 if [[ $steps == *,tests,* ]]; then
   echo "== GPU tests"
