@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/backward_backend.h"
 #include "properties/property_runner.h"
 
 namespace ordo::properties {
@@ -18,15 +19,22 @@ struct SuiteOptions {
   std::vector<std::string> gpu_variants;   // production variants to qualify
   std::vector<std::string> mutant_variants;  // deliberately broken variants the suite must catch
   int device_sm = 0;  // the GPU's SM (0: unknown); variants outside their SM range are not run
+  std::vector<std::string> backward_variants;  // production dX and dW variants (kernels/backward_api.h)
+  std::vector<std::string> backward_mutants;   // deliberately broken backward variants
 };
 
 // Backends live as long as the suite that refers to them.
 struct Suite {
   std::vector<std::unique_ptr<ForwardBackend>> backends;
+  std::vector<std::unique_ptr<BackwardBackend>> backward_backends;
   std::vector<PropertySpec> properties;
 };
 
 Suite build_forward_suite(const SuiteOptions& options);
+
+// The backward properties (properties/backward_suite.cpp): on the host emulators of every backward
+// contract, and, when options.gpu, on options.backward_variants and backward_mutants.
+void add_backward_properties(Suite& suite, const SuiteOptions& options);
 
 ShapeLimits host_shape_limits();
 ShapeLimits gpu_shape_limits(int level);

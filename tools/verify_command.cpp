@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
 #include "oracle/fpu_environment.h"
 #include "properties/fail_closed_checks.h"
@@ -85,7 +86,10 @@ int run_verify(const VerifyOptions& o) {
   so.gpu = true;  // GPU properties are always listed; without a device they are reported as not run
   so.device_sm = gpu ? report.environment.gpu->sm : 0;
   for (const KernelVariant& v : kernels::forward_variants()) (v.is_mutant ? so.mutant_variants : so.gpu_variants).push_back(v.id);
+  for (const auto* list : {&kernels::backward_data_variants(), &kernels::backward_weight_variants()})
+    for (const KernelVariant& v : *list) (v.is_mutant ? so.backward_mutants : so.backward_variants).push_back(v.id);
   properties::Suite suite = properties::build_forward_suite(so);
+  properties::add_backward_properties(suite, so);
 
   std::printf("ordo verify: level %d, seed %llu, %s\n", o.level, static_cast<unsigned long long>(o.seed),
               gpu ? ("GPU " + report.environment.gpu->name).c_str()
@@ -127,7 +131,9 @@ int run_verify(const VerifyOptions& o) {
     }
     add_row({properties::run_property(spec, ro), 0, ""});
     // The fail-closed scenarios once per production variant, after its generated properties.
+    // (Backward variants: tests/gpu/backward_kernels_test.cpp runs their fail-closed scenarios.)
     if (spec.backend == "cuda" && !spec.expect_failure && selected(o.properties, "forward.kernel_fail_closed") &&
+        kernels::find_forward_variant(spec.kernel) != nullptr &&
         std::find(fail_closed_done.begin(), fail_closed_done.end(), spec.kernel) == fail_closed_done.end()) {
       fail_closed_done.push_back(spec.kernel);
       add_row(fail_closed_row(spec.kernel, spec.contract));

@@ -14,6 +14,7 @@
 #include "core/float_bits.h"
 #include "oracle/backward_emulator.h"
 #include "oracle/tc_fdpa_model.h"
+#include "properties/backward_case.h"
 #include "properties/forward_case.h"
 
 namespace ordo::testing {
@@ -21,6 +22,13 @@ namespace ordo::testing {
 using properties::ForwardCase;
 using properties::Rng;
 using properties::ValueFamily;
+// The problem builders shared with `ordo verify` (properties/backward_case.h).
+using properties::data_problem;
+using properties::first_difference;
+using properties::random_keys;
+using properties::random_permutation;
+using properties::transpose;
+using properties::weight_problem;
 
 inline bool is_tc(const Contract& c) { return c.accumulation != AccumulationModel::fma_chain; }
 
@@ -34,60 +42,6 @@ inline rc::Gen<ForwardCase> gen_backward_case(const Contract& c, properties::Sha
 inline properties::ShapeLimits dx_limits() { return {.max_m = 12, .max_n = 24, .max_k = 100, .max_volume = 30000}; }
 inline properties::ShapeLimits dw_limits() { return {.max_m = 12, .max_n = 24, .max_k = 100, .max_volume = 30000}; }
 
-inline std::vector<float> transpose(const std::vector<float>& a, std::int64_t rows, std::int64_t cols) {
-  std::vector<float> t(a.size());
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c)
-      t[static_cast<std::size_t>(c * rows + r)] = a[static_cast<std::size_t>(r * cols + c)];
-  return t;
-}
-
-inline BackwardDataProblem data_problem(const ForwardCase& c) {
-  const ForwardProblem f = c.materialize();
-  BackwardDataProblem p;
-  p.M = f.M;
-  p.N = f.K;
-  p.K = f.N;
-  p.g = f.x;                       // [M, N]
-  p.w = transpose(f.w, f.N, f.K);  // [N, K]
-  p.bf16_operands = c.bf16_operands;
-  return p;
-}
-
-// Distinct keys for T rows, in random row order: the first column spread over large values, the
-// others negative as often as not (only a negative first column means padding). `ascending` gives
-// them in canonical order instead.
-inline LogicalKeys random_keys(std::int64_t T, std::int64_t width, std::uint64_t seed, bool ascending = false) {
-  Rng rng(seed);
-  std::vector<std::int64_t> codes(static_cast<std::size_t>(4 * T));
-  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::int64_t>(i);
-  for (std::size_t i = codes.size(); i > 1; --i) std::swap(codes[i - 1], codes[rng.next() % i]);
-  codes.resize(static_cast<std::size_t>(T));
-  if (ascending) std::sort(codes.begin(), codes.end());
-  LogicalKeys keys{width, {}};
-  for (const std::int64_t code : codes) {
-    keys.values.push_back(code / 4 * 1000000007);
-    keys.values.push_back(width == 2 ? code % 4 - 2 : code / 2 % 2 - 1);
-    if (width == 3) keys.values.push_back(code % 2 == 0 ? -(std::int64_t{1} << 40) : 7);
-  }
-  return keys;
-}
-
-// key_width 0: no keys (call order).
-inline BackwardWeightProblem weight_problem(const ForwardCase& c, std::int64_t key_width, bool ascending_keys = false) {
-  const ForwardProblem f = c.materialize();
-  BackwardWeightProblem p;
-  p.T = f.K;
-  p.N = f.M;
-  p.K = f.N;
-  p.g = transpose(f.x, f.M, f.K);  // [T, N]
-  p.x = transpose(f.w, f.N, f.K);  // [T, K]
-  p.with_bias_grad = c.has_bias;
-  p.bf16_operands = c.bf16_operands;
-  if (key_width > 0) p.keys = random_keys(p.T, key_width, c.seed ^ 0x6b657973ull, ascending_keys);
-  return p;
-}
-
 // "dW T=65 N=2 K=3, keys [T,2], 4 padding rows (from M=2 N=3 K=65 ...)": the case as a failure reads it.
 inline std::string describe(const BackwardWeightProblem& p, const ForwardCase& c) {
   std::int64_t padding = 0;
@@ -98,50 +52,10 @@ inline std::string describe(const BackwardWeightProblem& p, const ForwardCase& c
          " (from " + c.summary() + ")";
 }
 
-// `count` padding rows inserted at random places: negative first key column, X from the nan_inf
-// family (a dropped row must never be read), G +0 or -0.
+// properties::with_padding, failing the property (not throwing) when the problem has no keys.
 inline BackwardWeightProblem with_padding(const BackwardWeightProblem& p, std::int64_t count, std::uint64_t seed) {
   RC_ASSERT(p.keys.has_value());
-  Rng rng(seed);
-  BackwardWeightProblem q = p;
-  for (std::int64_t i = 0; i < count; ++i) {
-    const auto at = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(q.T + 1));
-    std::vector<float> x(static_cast<std::size_t>(q.K)), g(static_cast<std::size_t>(q.N));
-    for (float& v : x) v = properties::sample_value(ValueFamily::nan_inf, rng);
-    if (q.bf16_operands)
-      for (float& v : x) v = oracle::round_to_bf16(v);
-    for (float& v : g) v = rng.coin(2) ? -0.0f : 0.0f;
-    std::vector<std::int64_t> key(static_cast<std::size_t>(q.keys->width), 3);
-    key[0] = -1 - static_cast<std::int64_t>(rng.next() % 5);
-    q.x.insert(q.x.begin() + at * q.K, x.begin(), x.end());
-    q.g.insert(q.g.begin() + at * q.N, g.begin(), g.end());
-    q.keys->values.insert(q.keys->values.begin() + at * q.keys->width, key.begin(), key.end());
-    ++q.T;
-  }
-  return q;
-}
-
-inline std::vector<std::int64_t> random_permutation(std::int64_t n, Rng& rng) {
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) perm[static_cast<std::size_t>(i)] = i;
-  for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.next() % i]);
-  return perm;
-}
-
-// "" when a and b are equal bit for bit, else the first difference.
-inline std::string first_difference(const std::vector<float>& a, const std::vector<float>& b, const std::string& what) {
-  if (a.size() != b.size())
-    return what + ": " + std::to_string(a.size()) + " values against " + std::to_string(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (bits_of(a[i]) != bits_of(b[i]))
-      return what + "[" + std::to_string(i) + "]: " + describe_float(a[i]) + " against " + describe_float(b[i]);
-  return "";
-}
-
-inline std::string first_difference(const BackwardWeightResult& a, const BackwardWeightResult& b) {
-  if (std::string d = first_difference(a.dw, b.dw, "dW"); !d.empty()) return d;
-  if (a.db.has_value() != b.db.has_value()) return "db present in one result only";
-  return a.db ? first_difference(*a.db, *b.db, "db") : "";
+  return properties::with_padding(p, count, seed);
 }
 
 // The whole-batch emulator's result; fails the property if the problem is refused.

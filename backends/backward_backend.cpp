@@ -1,0 +1,207 @@
+#include "backends/backward_backend.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "core/contract.h"
+#include "core/float_bits.h"
+#include "kernels/backward_api.h"
+#include "oracle/backward_emulator.h"
+#include "oracle/backward_session.h"
+
+namespace ordo {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Host emulator.
+
+class BackwardEmulatorBackend final : public BackwardBackend {
+ public:
+  explicit BackwardEmulatorBackend(std::string contract_id) : contract_id_(std::move(contract_id)) {
+    const Contract* c = find_contract(contract_id_);
+    if (!c || c->kind == ContractKind::forward)
+      throw std::invalid_argument("no backward contract " + contract_id_);
+    model_ = c->accumulation;
+  }
+  std::string name() const override { return "emulator"; }
+  std::string kernel_id() const override { return "host.emulator:" + contract_id_; }
+  std::string contract_id() const override { return contract_id_; }
+
+  BackendResult data(const BackwardDataProblem& p) override {
+    if (Status s = oracle::validate_for_model(p, model_); !s.ok()) return {s, {}};
+    return {Status::success(), oracle::emulate_backward_data(p, model_)};
+  }
+
+  BackwardWeightRun weight(const std::vector<BackwardWeightProblem>& microbatches) override {
+    if (microbatches.empty()) return {Status::error(StatusCode::tool_error, "no microbatch"), {}};
+    if (microbatches.size() == 1) {
+      oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(microbatches[0], model_);
+      return {r.status, std::move(r.result)};
+    }
+    // Microbatches in canonical order: the session in in-order mode continues one chain per element.
+    const BackwardWeightProblem& first = microbatches[0];
+    oracle::BackwardSessionConfig config;
+    config.N = first.N;
+    config.K = first.K;
+    config.with_bias_grad = first.with_bias_grad;
+    config.bf16_operands = first.bf16_operands;
+    config.model = model_;
+    oracle::BackwardSession session(config);
+    for (const BackwardWeightProblem& mb : microbatches)
+      if (Status s = session.submit(mb); !s.ok()) return {s, {}};
+    oracle::BackwardWeightOutcome r = session.finish();
+    return {r.status, std::move(r.result)};
+  }
+
+ private:
+  std::string contract_id_;
+  AccumulationModel model_ = AccumulationModel::fma_chain;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// CUDA variants.
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  cudaError_t upload(const void* src, std::size_t bytes) {
+    if (bytes == 0) return cudaSuccess;  // stays null: a zero-sized operand
+    cudaError_t e = cudaMalloc(&ptr_, bytes);
+    return e != cudaSuccess ? e : cudaMemcpy(ptr_, src, bytes, cudaMemcpyHostToDevice);
+  }
+  cudaError_t allocate(std::size_t bytes) { return cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes); }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+Status cuda_status(cudaError_t e, const char* what) {
+  return Status::error(StatusCode::launch_failed, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// An operand as the variant takes it: f32 values as they are, or bf16 bit patterns (the values must
+// be bfloat16 exactly; NaN keeps its upper half).
+struct HostOperand {
+  std::vector<float> f32;
+  std::vector<std::uint16_t> bf16;
+  const void* data() const { return bf16.empty() ? static_cast<const void*>(f32.data()) : bf16.data(); }
+  std::size_t bytes() const { return bf16.empty() ? f32.size() * 4 : bf16.size() * 2; }
+};
+
+Status to_operand(const std::vector<float>& v, DType dtype, HostOperand* out) {
+  if (dtype != DType::bf16) {
+    out->f32 = v;
+    return Status::success();
+  }
+  out->bf16.reserve(v.size());
+  for (float f : v) {
+    const std::uint32_t u = bits_of(f);
+    if ((u & 0xFFFFu) != 0 && !std::isnan(f))
+      return Status::error(StatusCode::tool_error, "operand value " + describe_float(f) + " is not a bfloat16");
+    out->bf16.push_back(static_cast<std::uint16_t>(u >> 16));
+  }
+  return Status::success();
+}
+
+class BackwardCudaBackend final : public BackwardBackend {
+ public:
+  explicit BackwardCudaBackend(std::string variant_id) : variant_id_(std::move(variant_id)) {
+    const KernelVariant* v = kernels::find_backward_variant(variant_id_);
+    if (!v) throw std::invalid_argument("unknown backward variant " + variant_id_);
+    contract_id_ = v->contract_id;
+    operand_dtype_ = v->operand_dtype;
+  }
+  std::string name() const override { return "cuda"; }
+  std::string kernel_id() const override { return variant_id_; }
+  std::string contract_id() const override { return contract_id_; }
+
+  BackendResult data(const BackwardDataProblem& p) override {
+    HostOperand g, w;
+    if (Status s = to_operand(p.g, operand_dtype_, &g); !s.ok()) return {s, {}};
+    if (Status s = to_operand(p.w, operand_dtype_, &w); !s.ok()) return {s, {}};
+    DeviceBuffer dg, dw, dx;
+    const std::size_t dx_bytes = static_cast<std::size_t>(p.M * p.K) * 4;
+    cudaError_t e;
+    if ((e = dg.upload(g.data(), g.bytes())) || (e = dw.upload(w.data(), w.bytes())) || (e = dx.allocate(dx_bytes)) ||
+        (e = cudaMemset(dx.get(), 0xA5, dx_bytes)))  // poisoned: an unwritten element shows as a mismatch
+      return {cuda_status(e, "device setup"), {}};
+    kernels::BackwardDataArgs a;
+    a.g = {dg.get(), operand_dtype_, p.M, p.N};
+    a.w = {dw.get(), operand_dtype_, p.N, p.K};
+    a.dx = {dx.get(), DType::f32, p.M, p.K};
+    if (Status s = kernels::backward_data(variant_id_, a); !s.ok()) return {s, {}};
+    if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
+    BackendResult r;
+    r.y.resize(static_cast<std::size_t>(p.M * p.K));
+    if ((e = cudaMemcpy(r.y.data(), dx.get(), dx_bytes, cudaMemcpyDeviceToHost))) return {cuda_status(e, "cudaMemcpy"), {}};
+    return r;
+  }
+
+  BackwardWeightRun weight(const std::vector<BackwardWeightProblem>& microbatches) override {
+    if (microbatches.empty()) return {Status::error(StatusCode::tool_error, "no microbatch"), {}};
+    const std::int64_t N = microbatches[0].N, K = microbatches[0].K;
+    const bool with_db = microbatches[0].with_bias_grad;
+    DeviceBuffer ddw, ddb;
+    cudaError_t e;
+    const std::size_t dw_bytes = static_cast<std::size_t>(N * K) * 4, db_bytes = static_cast<std::size_t>(N) * 4;
+    if ((e = ddw.allocate(dw_bytes)) || (e = cudaMemset(ddw.get(), 0xA5, dw_bytes)) ||
+        (with_db && ((e = ddb.allocate(db_bytes)) || (e = cudaMemset(ddb.get(), 0xA5, db_bytes)))))
+      return {cuda_status(e, "device setup"), {}};
+    for (std::size_t i = 0; i < microbatches.size(); ++i) {
+      const BackwardWeightProblem& p = microbatches[i];
+      if (p.N != N || p.K != K || p.with_bias_grad != with_db)
+        return {Status::error(StatusCode::tool_error, "microbatches disagree on N, K or db"), {}};
+      HostOperand x, g;
+      if (Status s = to_operand(p.x, operand_dtype_, &x); !s.ok()) return {s, {}};
+      if (Status s = to_operand(p.g, operand_dtype_, &g); !s.ok()) return {s, {}};
+      DeviceBuffer dxb, dgb, dkeys;
+      if ((e = dxb.upload(x.data(), x.bytes())) || (e = dgb.upload(g.data(), g.bytes())) ||
+          (p.keys && (e = dkeys.upload(p.keys->values.data(), p.keys->values.size() * 8))))
+        return {cuda_status(e, "device setup"), {}};
+      kernels::BackwardWeightArgs a;
+      a.x = {dxb.get(), operand_dtype_, p.T, K};
+      a.g = {dgb.get(), operand_dtype_, p.T, N};
+      if (p.keys) a.keys = {dkeys.get(), DType::i64, p.T, p.keys->width};
+      a.dw = {ddw.get(), DType::f32, N, K};
+      if (with_db) a.db = {ddb.get(), DType::f32, 1, N};
+      a.accumulate = i > 0;
+      if (Status s = kernels::backward_weight(variant_id_, a); !s.ok()) return {s, {}};
+      if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
+    }
+    BackwardWeightRun r;
+    r.result.dw.resize(static_cast<std::size_t>(N * K));
+    if ((e = cudaMemcpy(r.result.dw.data(), ddw.get(), dw_bytes, cudaMemcpyDeviceToHost)))
+      return {cuda_status(e, "cudaMemcpy"), {}};
+    if (with_db) {
+      r.result.db.emplace(static_cast<std::size_t>(N));
+      if ((e = cudaMemcpy(r.result.db->data(), ddb.get(), db_bytes, cudaMemcpyDeviceToHost)))
+        return {cuda_status(e, "cudaMemcpy"), {}};
+    }
+    return r;
+  }
+
+ private:
+  std::string variant_id_;
+  std::string contract_id_;
+  DType operand_dtype_ = DType::f32;
+};
+
+}  // namespace
+
+std::unique_ptr<BackwardBackend> make_backward_emulator_backend(const std::string& contract_id) {
+  return std::make_unique<BackwardEmulatorBackend>(contract_id);
+}
+std::unique_ptr<BackwardBackend> make_backward_cuda_backend(const std::string& variant_id) {
+  return std::make_unique<BackwardCudaBackend>(variant_id);
+}
+
+}  // namespace ordo

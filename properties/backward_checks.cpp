@@ -1,0 +1,115 @@
+#include "properties/backward_checks.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/logical_keys.h"
+#include "properties/backward_case.h"
+
+namespace ordo::properties {
+namespace {
+
+CheckResult refused(const BackwardBackend& b, const Status& s, const std::string& what) {
+  return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem (" + what +
+                            "): " + s.to_string());
+}
+
+CheckResult compare(const BackwardWeightResult& got, const BackwardWeightResult& want, const std::string& got_name,
+                    const std::string& want_name, const std::string& what) {
+  CheckResult r;
+  r.elements = static_cast<std::int64_t>(want.dw.size() + (want.db ? want.db->size() : 0));
+  if (std::string d = first_difference(got, want); !d.empty())
+    r = CheckResult::failure(what + ": " + got_name + " against " + want_name + ": " + d);
+  return r;
+}
+
+// Keys of width 0, 2 or 3 and (with keys) 0-5 padding rows, both by the case's seed.
+BackwardWeightProblem keyed_problem(const ForwardCase& c) {
+  const std::int64_t width = static_cast<std::int64_t>(c.seed % 3) == 0 ? 0 : 2 + static_cast<std::int64_t>(c.seed % 2);
+  BackwardWeightProblem p = weight_problem(c, width);
+  if (width > 0) p = with_padding(p, static_cast<std::int64_t>((c.seed >> 8) % 6), c.seed ^ 0x7061646eull);
+  return p;
+}
+
+// Keys of width 2 or 3, for the invariance checks (without keys the order is the call order).
+BackwardWeightProblem always_keyed_problem(const ForwardCase& c) {
+  return weight_problem(c, 2 + static_cast<std::int64_t>(c.seed % 2));
+}
+
+}  // namespace
+
+CheckResult check_dx_equal(BackwardBackend& subject, BackwardBackend& reference, const ForwardCase& c) {
+  const BackwardDataProblem p = data_problem(c);
+  const BackendResult got = subject.data(p);
+  if (!got.status.ok()) return refused(subject, got.status, "dX");
+  const BackendResult want = reference.data(p);
+  if (!want.status.ok()) return refused(reference, want.status, "dX");
+  CheckResult r;
+  r.elements = static_cast<std::int64_t>(want.y.size());
+  if (std::string d = first_difference(got.y, want.y, "dX"); !d.empty())
+    r = CheckResult::failure("dX M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
+                             ": " + subject.name() + " against " + reference.name() + ": " + d);
+  return r;
+}
+
+CheckResult check_dw_equal(BackwardBackend& subject, BackwardBackend& reference, const ForwardCase& c) {
+  const BackwardWeightProblem p = keyed_problem(c);
+  const BackwardWeightRun got = subject.weight({p});
+  if (!got.status.ok()) return refused(subject, got.status, describe(p));
+  const BackwardWeightRun want = reference.weight({p});
+  if (!want.status.ok()) return refused(reference, want.status, describe(p));
+  return compare(got.result, want.result, subject.name(), reference.name(), describe(p));
+}
+
+CheckResult check_dw_permutation_invariance(BackwardBackend& subject, const ForwardCase& c) {
+  const BackwardWeightProblem p = always_keyed_problem(c);
+  Rng rng(c.seed ^ 0x7065726dull);
+  BackwardWeightProblem q = select_rows(p, random_permutation(p.T, rng));
+  q = with_padding(q, 1 + static_cast<std::int64_t>(rng.next() % 6), c.seed ^ 0x70616431ull);
+  const BackwardWeightRun a = subject.weight({p});
+  if (!a.status.ok()) return refused(subject, a.status, describe(p));
+  const BackwardWeightRun b = subject.weight({q});
+  if (!b.status.ok()) return refused(subject, b.status, describe(q));
+  return compare(b.result, a.result, "permuted and padded", "original", describe(q));
+}
+
+CheckResult check_dw_microbatches_equal_whole(BackwardBackend& subject, const ForwardCase& c, std::int64_t granularity) {
+  BackwardWeightProblem p = always_keyed_problem(c);
+  p = with_padding(p, static_cast<std::int64_t>((c.seed >> 8) % 6), c.seed ^ 0x6d626164ull);
+  // The rows in canonical order with the padding rows among them where they fell, then cut into
+  // pieces after every `granularity`-th active row with probability 1/3.
+  const CanonicalOrder order = canonical_order(p.keys->view());
+  std::vector<std::int64_t> sequence;
+  {
+    std::vector<bool> active(static_cast<std::size_t>(p.T), false);
+    for (std::int64_t r : order.rows) active[static_cast<std::size_t>(r)] = true;
+    std::size_t next_active = 0;
+    for (std::int64_t t = 0; t < p.T; ++t)
+      sequence.push_back(active[static_cast<std::size_t>(t)] ? order.rows[next_active++] : t);
+  }
+  Rng rng(c.seed ^ 0x73706c74ull);
+  std::vector<BackwardWeightProblem> pieces;
+  std::vector<std::int64_t> piece;
+  std::int64_t active_in_piece = 0;
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    piece.push_back(sequence[i]);
+    if (!p.keys->view().is_padding(sequence[i])) ++active_in_piece;
+    const bool last = i + 1 == sequence.size();
+    if (last || (active_in_piece > 0 && active_in_piece % granularity == 0 && rng.coin(3))) {
+      for (std::size_t j = piece.size(); j > 1; --j) std::swap(piece[j - 1], piece[rng.next() % j]);
+      pieces.push_back(select_rows(p, piece));
+      piece.clear();
+      active_in_piece = 0;
+    }
+  }
+  if (pieces.empty()) pieces.push_back(p);
+  const BackwardWeightRun whole = subject.weight({p});
+  if (!whole.status.ok()) return refused(subject, whole.status, describe(p));
+  const BackwardWeightRun split = subject.weight(pieces);
+  if (!split.status.ok()) return refused(subject, split.status, std::to_string(pieces.size()) + " microbatches");
+  return compare(split.result, whole.result, std::to_string(pieces.size()) + " microbatches", "whole batch",
+                 describe(p));
+}
+
+}  // namespace ordo::properties
