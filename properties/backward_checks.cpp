@@ -112,4 +112,25 @@ CheckResult check_dw_microbatches_equal_whole(BackwardBackend& subject, const Fo
                  describe(p));
 }
 
+CheckResult check_dw_shard_equals_slice(BackwardBackend& subject, const ForwardCase& c) {
+  const BackwardWeightProblem p = keyed_problem(c);
+  Rng rng(c.seed ^ 0x73686172ull);
+  const std::int64_t n0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N));
+  const std::int64_t n1 = n0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N - n0));
+  BackwardWeightProblem shard = p;
+  shard.N = n1 - n0;
+  shard.g.clear();
+  for (std::int64_t t = 0; t < p.T; ++t)
+    shard.g.insert(shard.g.end(), p.g.begin() + t * p.N + n0, p.g.begin() + t * p.N + n1);
+  const BackwardWeightRun whole = subject.weight({p});
+  if (!whole.status.ok()) return refused(subject, whole.status, describe(p));
+  const BackwardWeightRun part = subject.weight({shard});
+  if (!part.status.ok()) return refused(subject, part.status, describe(shard));
+  BackwardWeightResult slice;
+  slice.dw.assign(whole.result.dw.begin() + n0 * p.K, whole.result.dw.begin() + n1 * p.K);
+  if (whole.result.db) slice.db.emplace(whole.result.db->begin() + n0, whole.result.db->begin() + n1);
+  return compare(part.result, slice, "shard", "slice of whole",
+                 describe(p) + ", output features [" + std::to_string(n0) + "," + std::to_string(n1) + ")");
+}
+
 }  // namespace ordo::properties

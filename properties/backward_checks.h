@@ -25,4 +25,8 @@ CheckResult check_dw_permutation_invariance(BackwardBackend& subject, const Forw
 // tokens (16 for a tensor-core kernel without a carry between calls; 1 otherwise).
 CheckResult check_dw_microbatches_equal_whole(BackwardBackend& subject, const ForwardCase& c, std::int64_t granularity);
 
+// A contiguous shard of the output features (columns [n0, n1) of G: a tensor-parallel shard, or one of
+// Q, K, V of a fused projection) gives exactly rows [n0, n1) of the whole dW and entries [n0, n1) of db.
+CheckResult check_dw_shard_equals_slice(BackwardBackend& subject, const ForwardCase& c);
+
 }  // namespace ordo::properties

@@ -43,6 +43,12 @@ void add_backward_properties(Suite& s, const SuiteOptions& o) {
                             "emulator", emulator->kernel_id(), c->id, host_cases, gen,
                             [emulator](const ForwardCase& fc) { return check_dw_microbatches_equal_whole(*emulator, fc, 1); },
                             false, ""});
+    s.properties.push_back({"backward.dw_emulator_shard_equals_slice",
+                            "a contiguous shard of the output features (a tensor-parallel shard, or Q, K or V of a fused "
+                            "projection) gives exactly that slice of dW and db",
+                            "emulator", emulator->kernel_id(), c->id, host_cases, gen,
+                            [emulator](const ForwardCase& fc) { return check_dw_shard_equals_slice(*emulator, fc); },
+                            false, ""});
   }
   if (!o.gpu) return;
 
@@ -75,6 +81,10 @@ void add_backward_properties(Suite& s, const SuiteOptions& o) {
     add("backward.dw_kernel_permutation_invariance",
         "the kernel's dW and db do not change under a joint permutation of (x, g, keys) with padding rows inserted",
         other_cases, [kernel](const ForwardCase& fc) { return check_dw_permutation_invariance(*kernel, fc); });
+    add("backward.dw_kernel_shard_equals_slice",
+        "a contiguous shard of the output features (tensor-parallel, or one of a fused Q, K, V) gives exactly that "
+        "slice of the kernel's dW and db",
+        other_cases, [kernel](const ForwardCase& fc) { return check_dw_shard_equals_slice(*kernel, fc); });
     // A tensor-core kernel keeps no carry between calls: its microbatches are cut at 16-token groups.
     const std::int64_t granularity = bf16 ? 16 : 1;
     add("backward.dw_kernel_microbatches_equal_whole",
