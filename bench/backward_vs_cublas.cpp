@@ -66,7 +66,16 @@ struct Options {
   std::vector<std::string> ops = {"dx", "dw", "dw-gather"};
   int reps = 20, warmup = 3;
   std::string json_path;
+  std::string dx_variant = kDx, dw_variant = kDw;
 };
+
+// The launcher of a registered dW variant, for the gathered path (which bypasses key validation).
+ordo::kernels::detail::BackwardWeightLaunchFn dw_launcher(const std::string& id) {
+  for (const auto& e : ordo::kernels::detail::backward_weight_entries())
+    if (e.variant.id == id) return e.launch;
+  std::fprintf(stderr, "ordo_bench_backward: no dW variant %s\n", id.c_str());
+  std::exit(1);
+}
 
 void usage(std::FILE* f) {
   std::fprintf(f,
@@ -80,12 +89,14 @@ void usage(std::FILE* f) {
                "  --shapes \"M,N,K;..\"  shapes (default: M in {64,1024,4096,16384} x (K,N) in\n"
                "                      {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows)\n"
                "  --ops LIST          comma list of dx, dw, dw-gather (default all three)\n"
+               "  --dx-variant ID     the dX variant to time (default %s)\n"
+               "  --dw-variant ID     the dW variant to time (default %s)\n"
                "  --reps N            timed runs of each implementation per row (default 20); median reported\n"
                "  --warmup N          untimed runs before timing (default 3)\n"
                "  --json PATH         also write the results as JSON\n"
                "  --help              this text\n"
                "Exit codes: 0 ok, 1 error or a kernel output that does not match cuBLAS, 2 no GPU.\n",
-               kDx, kDw);
+               kDx, kDw, kDx, kDw);
 }
 
 std::int64_t parse_int(const std::string& s, const char* what, std::int64_t min) {
@@ -136,6 +147,10 @@ Options parse_args(int argc, char** argv) {
       o.warmup = static_cast<int>(std::min<std::int64_t>(parse_int(value(), "--warmup", 0), 100000));
     } else if (a == "--json") {
       o.json_path = value();
+    } else if (a == "--dx-variant") {
+      o.dx_variant = value();
+    } else if (a == "--dw-variant") {
+      o.dw_variant = value();
     } else {
       usage(stderr);
       die("unknown argument \"" + a + "\"");
@@ -288,7 +303,7 @@ int main(int argc, char** argv) {
     for (const std::string& op : o.ops) {
       Row r;
       r.op = op;
-      r.kernel = op == "dx" ? kDx : kDw;
+      r.kernel = op == "dx" ? o.dx_variant : o.dw_variant;
       r.s = s;
       r.reps = o.reps;
       const float one = 1.0f, zero = 0.0f;
@@ -305,8 +320,8 @@ int main(int argc, char** argv) {
         a.w = {w.f(), ordo::DType::f32, s.N, s.K};
         a.dx = {out_k.f(), ordo::DType::f32, s.M, s.K};
         a.stream = stream;
-        kernel = [a] {
-          if (ordo::Status st = ordo::kernels::backward_data(kDx, a); !st.ok()) die("backward_data: " + st.to_string());
+        kernel = [a, id = o.dx_variant] {
+          if (ordo::Status st = ordo::kernels::backward_data(id, a); !st.ok()) die("backward_data: " + st.to_string());
         };
         out_elems = static_cast<std::size_t>(s.M * s.K);
       } else {
@@ -322,8 +337,8 @@ int main(int argc, char** argv) {
           a.g = {g.f(), ordo::DType::f32, s.M, s.N};
           a.dw = {out_k.f(), ordo::DType::f32, s.N, s.K};
           a.stream = stream;
-          kernel = [a] {
-            if (ordo::Status st = ordo::kernels::backward_weight(kDw, a); !st.ok())
+          kernel = [a, id = o.dw_variant] {
+            if (ordo::Status st = ordo::kernels::backward_weight(id, a); !st.ok())
               die("backward_weight: " + st.to_string());
           };
         } else {
@@ -348,7 +363,8 @@ int main(int argc, char** argv) {
           p.N = N;
           p.K = K;
           p.stream = stream;
-          kernel = [p] { check_cuda(ordo::kernels::detail::launch_bwd_dw_f32_simt_128x128x16(p), "dW (gathered)"); };
+          const ordo::kernels::detail::BackwardWeightLaunchFn launch = dw_launcher(o.dw_variant);
+          kernel = [p, launch] { check_cuda(launch(p), "dW (gathered)"); };
         }
       }
       // Check once: the kernel's output against cuBLAS's (a permutation of the tokens changes only the

@@ -1,7 +1,15 @@
 #pragma once
 // Launch API of the production fixed-order backward GEMMs of Y = X * W^T + b:
-//   backward_data:   dX [M,K] = G [M,N] * W [N,K]        (contract bwd.dx.f32.fma-chain/1)
-//   backward_weight: dW [N,K] = G^T * X, db [N] = sum_t G (contract bwd.dw.f32.fma-chain/1)
+//   backward_data:   dX [M,K] = G [M,N] * W [N,K]
+//   backward_weight: dW [N,K] = G^T * X, db [N] = sum_t G
+// Two families of variants (backward_data_variants(), backward_weight_variants()):
+//   FP32, any sm_80 or newer GPU: f32 operands, contracts bwd.dx.f32.fma-chain/1, bwd.dw.f32.fma-chain/1;
+//   BF16 tensor cores: bf16 operands (G, W, X as uint16 bit patterns), f32 outputs, one variant per SM
+//     range whose arithmetic its contract describes: "sm90.bwd.{dx,dw}.bf16.mma-sync.32x32x16" (sm_90
+//     only; bwd.{dx,dw}.bf16.tc-fdpa-sm90/1) and "sm80.bwd.{dx,dw}.bf16.mma-sync.32x32x16" (sm_80 ..
+//     sm_89; -sm80/1). A variant refuses a GPU outside its range (unsupported_device).
+// KernelVariant::operand_dtype says which operand dtype a variant takes; keys are always int64 and
+// dX, dW, db always f32.
 // Host code includes this header only; it has no CUDA types in it, so it compiles with a plain C++
 // compiler. The kernels never include oracle code (and the oracle never includes this).
 #include <cstdint>
@@ -24,15 +32,15 @@ struct OutputRef {
 };
 
 struct BackwardDataArgs {
-  TensorRef g;   // [M, N] f32: the gradient of Y
-  TensorRef w;   // [N, K] f32: the forward weight
+  TensorRef g;   // [M, N] the variant's operand dtype (f32 or bf16): the gradient of Y
+  TensorRef w;   // [N, K] the variant's operand dtype: the forward weight
   OutputRef dx;  // [M, K] f32
   void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
 };
 
 struct BackwardWeightArgs {
-  TensorRef x;  // [T, K] f32: the forward input (T >= 0; with T = 0, x and g may be null)
-  TensorRef g;  // [T, N] f32: the gradient of Y
+  TensorRef x;  // [T, K] the variant's operand dtype: the forward input (T >= 0; with T = 0, x and g may be null)
+  TensorRef g;  // [T, N] the variant's operand dtype: the gradient of Y
   // Logical keys [T, 2] or [T, 3] int64 in device memory (rows = T, cols = the key width), or no keys
   // (data == nullptr, rows == 0, cols == 0): every row is then reduced, in call order. A row whose
   // first key column is negative is padding: dropped (its X never read), its G must be +-0.
@@ -41,6 +49,17 @@ struct BackwardWeightArgs {
   OutputRef db;            // [1, N] f32, or data == nullptr for no bias gradient
   // false: every chain starts from +0. true: every chain starts from the current contents of dW (and
   // db), so calls over consecutive microbatches, in canonical order, continue one chain per element.
+  //
+  // FP32 variants: calls over consecutive microbatches (each microbatch's active keys after every
+  // key of the earlier ones) give the bits of one whole-batch call, for any split.
+  //
+  // BF16 variants: dW folds the active tokens in instructions of 16 consecutive tokens, and a call
+  // forms its groups starting at its own first active token (its last group zero filled). The GPU
+  // API keeps no carry between calls, so a sequence of calls equals one whole-batch call only when
+  // every call but the last has a multiple of 16 active tokens (padding rows do not count). Any
+  // other split gives other, equally deterministic, bits: not those of the contract's whole-batch
+  // reduction. The host session (oracle/backward_session.h) handles the general case with a carry
+  // of up to 15 token rows. db is a chain of single additions and has no such restriction.
   bool accumulate = false;
   void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
 };
@@ -63,9 +82,11 @@ const KernelVariant* find_backward_variant(std::string_view id);  // either kind
 // Validate everything first (fail-closed: on any error nothing is launched and no output is written),
 // then launch on args.stream and return once the work is queued; errors raised by a kernel itself
 // surface at the next synchronisation. Codes, first failure wins: unknown_variant, no_device,
-// unsupported_device, wrong_dtype, bad_size, inconsistent_size, bad_keys (key shape or dtype),
-// null_pointer, host_pointer, wrong_device, misaligned, aliasing, then, for backward_weight with keys,
-// the key contents: duplicate_key, padding_gradient_nonzero. launch_failed when a CUDA call fails.
+// unsupported_device (the GPU is outside the variant's SM range), wrong_dtype (an operand not of the
+// variant's operand dtype, an output not f32), bad_size, inconsistent_size, bad_keys (key shape or
+// dtype), null_pointer, host_pointer, wrong_device, misaligned (a pointer not aligned to its element
+// size), aliasing, then, for backward_weight with keys, the key contents: duplicate_key,
+// padding_gradient_nonzero. launch_failed when a CUDA call fails.
 //
 // backward_weight with keys reads them (and the G rows of padding tokens) back to the host on
 // args.stream and waits for it before launching, so that work queued earlier on the stream is seen.

@@ -13,21 +13,28 @@
 
 namespace ordo::kernels::detail {
 
-// dX = G * W, already validated: device memory of the current device, 4-byte aligned, dx overlapping
-// neither input, every dimension in [1, kMaxDim] and the grid within kMaxGridX.
+// dX = G * W, already validated: device memory of the current device, every operand aligned to its
+// element size, dx overlapping neither input, every dimension in [1, kMaxDim] and the grid of the
+// variant's tiles within kMaxGridX. The operand pointers of the variant's operand dtype are set, the
+// others null.
 struct BackwardDataLaunch {
-  const float* g = nullptr;  // [M, N]
-  const float* w = nullptr;  // [N, K]
-  float* dx = nullptr;       // [M, K]
+  const float* g = nullptr;               // [M, N], f32 variants
+  const float* w = nullptr;               // [N, K], f32 variants
+  const std::uint16_t* g_bf16 = nullptr;  // [M, N], bf16 variants (bit patterns)
+  const std::uint16_t* w_bf16 = nullptr;  // [N, K], bf16 variants
+  float* dx = nullptr;                    // [M, K]
   int M = 0, N = 0, K = 0;
   cudaStream_t stream = nullptr;
 };
 
 // dW = G^T * X and db over `rows` reduction steps, already validated. Step r reads token row
-// rows[r] of X and G, or row r when rows is null (the in-place path).
+// rows[r] of X and G, or row r when rows is null (the in-place path). As for dX, only the pointers of
+// the variant's operand dtype are set.
 struct BackwardWeightLaunch {
-  const float* x = nullptr;    // [T, K]
-  const float* g = nullptr;    // [T, N]
+  const float* x = nullptr;               // [T, K], f32 variants
+  const float* g = nullptr;               // [T, N], f32 variants
+  const std::uint16_t* x_bf16 = nullptr;  // [T, K], bf16 variants (bit patterns)
+  const std::uint16_t* g_bf16 = nullptr;  // [T, N], bf16 variants
   const int* rows = nullptr;   // device memory [R], or null: step r is row r
   int R = 0;                   // reduction steps (active tokens), 0 <= R <= T
   float* dw = nullptr;         // [N, K]
@@ -62,8 +69,9 @@ struct BackwardWeightEntry {
 const std::vector<BackwardDataEntry>& backward_data_entries();
 const std::vector<BackwardWeightEntry>& backward_weight_entries();
 
-// Fail-closed validation of a dX call (backward_validation.cpp). On success fills *p and returns ok;
-// otherwise the first failing check's status, in the order of backward_api.h.
+// Fail-closed validation of a dX call (backward_validation.cpp), against the variant's SM range,
+// operand dtype and tile. On success fills *p and returns ok; otherwise the first failing check's
+// status, in the order of backward_api.h.
 Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a, BackwardDataLaunch* p);
 
 // Fail-closed validation of a dW call, key contents included (read back to the host). On success
@@ -75,5 +83,10 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
 // Launchers (bwd_f32_simt_128x128x16.cu).
 cudaError_t launch_bwd_dx_f32_simt_128x128x16(const BackwardDataLaunch& p);
 cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
+
+// Launchers (bwd_bf16_wmma_32x32x16.cu): the BF16 tensor-core tiles, one source for the sm_80 and the
+// sm_90 variants (the contract differs by the arithmetic of the GPU, not by the code).
+cudaError_t launch_bwd_dx_bf16_wmma_32x32x16(const BackwardDataLaunch& p);
+cudaError_t launch_bwd_dw_bf16_wmma_32x32x16(const BackwardWeightLaunch& p);
 
 }  // namespace ordo::kernels::detail

@@ -1,5 +1,6 @@
-// Registry of the backward variants, and dispatch: validate, then (dW with a reduction order that is
-// not the rows in place) upload the order as a device index array, then launch.
+// Registry of the backward variants (FP32 SIMT tiles, the call-order mutant, BF16 tensor-core tiles per
+// SM range), and dispatch: validate, then (dW with a reduction order that is not the rows in place)
+// upload the order as a device index array, then launch.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "kernels/backward_api.h"
 #include "kernels/backward_internal.h"
+#include "kernels/bwd_narrow.h"
 
 namespace ordo::kernels {
 namespace detail {
@@ -28,6 +30,49 @@ KernelVariant make_variant(std::string id, std::string contract, bool mutant, st
   return v;
 }
 
+// A BF16 tensor-core variant of dX (`kind` "dx") or dW/db ("dw") for the SMs arch .. max_sm, whose
+// tensor cores compute the T-FDPA parameters of contract bwd.<kind>.bf16.tc-fdpa-sm<arch>/1.
+KernelVariant make_bf16_variant(const std::string& kind, int arch, int max_sm, std::string description) {
+  KernelVariant v;
+  v.id = "sm" + std::to_string(arch) + ".bwd." + kind + ".bf16.mma-sync.32x32x16";
+  v.contract_id = "bwd." + kind + ".bf16.tc-fdpa-sm" + std::to_string(arch) + "/1";
+  v.tile_m = 32;  // output rows per block: m of dX, n of dW
+  v.tile_n = 32;  // output columns per block: k of both
+  v.tile_k = 16;  // reduction steps per instruction: n of dX, active tokens of dW
+  v.threads = 128;
+  v.stages = 1;
+  v.instruction = "mma.sync.m16n8k16 (wmma)";
+  v.min_sm = arch;
+  v.max_sm = max_sm;
+  v.operand_dtype = DType::bf16;
+  v.description = std::move(description);
+  return v;
+}
+
+// The narrow-output FP32 tile (kernels/bwd_f32_simt_narrow.cu): 16x32 outputs per block, for outputs
+// with few columns and a long reduction, where the 128x128 tile leaves most SMs idle.
+KernelVariant make_narrow_variant(const std::string& kind, std::string description) {
+  KernelVariant v = make_variant("sm80.bwd." + kind + ".f32.fma.simt.narrow.16x32x32", "bwd." + kind + ".f32.fma-chain/1",
+                                 false, std::move(description));
+  v.tile_m = 16;
+  v.tile_n = 32;
+  v.tile_k = 32;
+  v.threads = 128;
+  v.stages = 2;
+  return v;
+}
+
+const char* const kBf16DxDescription =
+    "portable BF16 tensor-core tile of dX = G * W: 32x32 block tile of dX, 4 warps, each a 16x16 wmma tile; per "
+    "step 32x16 of G and 16x32 of W staged in shared memory (+0 past M, N, K); one chain per output over n "
+    "ascending in steps of 16 from +0, the accumulator fragment the C operand of every mma";
+const char* const kBf16DwDescription =
+    "portable BF16 tensor-core tile of dW = G^T * X: 32x32 block tile of dW, 4 warps, each a 16x16 wmma tile; the "
+    "active tokens in canonical order in groups of 16 (the last zero filled), the G and X rows of a group staged "
+    "in shared memory, read in place or gathered through the device index of the canonical order; the "
+    "accumulator fragment starts at +0 or, with accumulate, at dW, and is the C operand of every mma; db: one "
+    "__fadd_rn chain per column over the same tokens, the bfloat16 G widened exactly to FP32";
+
 }  // namespace
 
 const std::vector<BackwardDataEntry>& backward_data_entries() {
@@ -38,6 +83,13 @@ const std::vector<BackwardDataEntry>& backward_data_entries() {
                     "memory, W read k-contiguous as it lies; double-buffered with register prefetch; one "
                     "__fmaf_rn chain per output over n ascending from +0"),
        &launch_bwd_dx_f32_simt_128x128x16},
+      {make_narrow_variant("dx", "narrow-output SIMT tile of dX = G * W for few output columns and a long reduction "
+                                 "(the seed's dX [M, 32] over n = 5376): 16x32 block tile, 128 threads each with 2x2 "
+                                 "independent chains over n ascending from +0, 32 steps per slab double-buffered in "
+                                 "shared memory with register prefetch"),
+       &launch_bwd_dx_f32_simt_narrow},
+      {make_bf16_variant("dx", 90, 90, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
+      {make_bf16_variant("dx", 80, 89, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
   };
   return entries;
 }
@@ -52,10 +104,17 @@ const std::vector<BackwardWeightEntry>& backward_weight_entries() {
                     "ascending key order, from +0 or, with accumulate, from dW; db: one __fadd_rn chain per "
                     "column over the same tokens, staged through shared memory"),
        &launch_bwd_dw_f32_simt_128x128x16, TokenOrder::canonical},
+      {make_narrow_variant("dw", "narrow-output SIMT tile of dW = G^T * X for few output rows or columns and many "
+                                 "tokens (the seed's dW [5376, 32] and [32, 5376]): 16x32 block tile, 128 threads each "
+                                 "with 2x2 independent chains over the active tokens in canonical order (in place or "
+                                 "gathered), from +0 or, with accumulate, from dW; db chains run in the same kernel"),
+       &launch_bwd_dw_f32_simt_narrow, TokenOrder::canonical},
       {make_variant("mutant.bwd.dw.f32.call-order", "bwd.dw.f32.fma-chain/1", true,
                     "MUTANT: the production dW/db tile, but the active rows are reduced in call order: padding "
                     "is dropped and the keys are validated, yet never sorted (the seed's original defect)"),
        &launch_bwd_dw_f32_simt_128x128x16, TokenOrder::active_rows_in_call_order},
+      {make_bf16_variant("dw", 90, 90, kBf16DwDescription), &launch_bwd_dw_bf16_wmma_32x32x16, TokenOrder::canonical},
+      {make_bf16_variant("dw", 80, 89, kBf16DwDescription), &launch_bwd_dw_bf16_wmma_32x32x16, TokenOrder::canonical},
   };
   return entries;
 }

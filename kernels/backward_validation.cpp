@@ -1,11 +1,13 @@
 // Fail-closed validation of the backward calls. Every check runs before anything is launched, in a
 // fixed order (backward_api.h), and each failure has its own StatusCode and a message naming the
 // operand and the values. dW's key contents are read back to the host (the keys, and the G rows of
-// padding tokens only) and judged by core/logical_keys.h.
+// padding tokens only) and judged by core/logical_keys.h. Operand dtypes, element sizes, alignments
+// and the tile of the grid come from the variant (FP32 or BF16 operands; outputs always f32).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -18,8 +20,6 @@
 
 namespace ordo::kernels::detail {
 namespace {
-
-constexpr std::int64_t kTile = 128;  // both backward tiles are 128 x 128 output blocks
 
 std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
@@ -69,7 +69,12 @@ Status check_device(const KernelVariant& v, int* device) {
                          "cudaDeviceGetAttribute(compute capability) failed: " + cuda_error_text(e));
   }
   const int sm = major * 10 + minor;
-  if (sm < v.min_sm || (v.max_sm != 0 && sm > v.max_sm))
+  if (v.max_sm != 0 && sm > v.max_sm)
+    return Status::error(StatusCode::unsupported_device,
+                         "current device " + std::to_string(*device) + " is sm_" + std::to_string(sm) + "; variant " +
+                             v.id + " reproduces contract " + v.contract_id + " only up to sm_" +
+                             std::to_string(v.max_sm) + " (newer tensor cores round differently)");
+  if (sm < v.min_sm)
     return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(*device) + " is sm_" +
                                                              std::to_string(sm) + "; variant " + v.id + " needs sm_" +
                                                              std::to_string(v.min_sm) + " or newer");
@@ -93,14 +98,16 @@ Status dim_in_range(const char* what, std::int64_t value, std::int64_t lo) {
   return Status::success();
 }
 
-// The grid of 128x128 output tiles over [rows, cols] and the element counts of the operands.
-// Dimensions are < 2^31 here, so every product is < 2^62.
-Status grid_and_volume(const char* out, std::int64_t rows, std::int64_t cols,
+// The grid of the variant's output tiles (tile_m x tile_n) over [rows, cols] and the element counts
+// of the operands. Dimensions are < 2^31 here, so every product is < 2^62.
+Status grid_and_volume(const KernelVariant& v, const char* out, std::int64_t rows, std::int64_t cols,
                        std::initializer_list<std::pair<const char*, std::int64_t>> volumes) {
-  const std::int64_t tiles = ceil_div(rows, kTile) * ceil_div(cols, kTile);
+  const std::int64_t tiles = ceil_div(rows, v.tile_m) * ceil_div(cols, v.tile_n);
   if (tiles > kMaxGridX)
     return Status::error(StatusCode::bad_size, std::string(out) + " " + shape(rows, cols) + " needs " + str(tiles) +
-                                                   " tiles of 128x128, above the gridDim.x limit " + str(kMaxGridX));
+                                                   " tiles of " + std::to_string(v.tile_m) + "x" +
+                                                   std::to_string(v.tile_n) + ", above the gridDim.x limit " +
+                                                   str(kMaxGridX));
   for (const auto& [what, n] : volumes)
     if (n > kMaxElements)
       return Status::error(StatusCode::bad_size, std::string(what) + " has " + str(n) +
@@ -189,8 +196,9 @@ Status check_keys_and_order(const BackwardWeightEntry& entry, const BackwardWeig
   const LogicalKeysView view = keys.view();
   if (Status s = validate_logical_keys(view, T, nullptr, N); !s.ok()) return s;
 
-  // Padding rows, in runs of consecutive rows: one copy per run.
-  std::vector<float> g_rows;
+  // Padding rows, in runs of consecutive rows: one copy per run, as raw bytes of the operand dtype.
+  const auto es = static_cast<std::int64_t>(dtype_size(entry.variant.operand_dtype));
+  std::vector<unsigned char> g_rows;
   std::vector<std::int64_t> pad_rows;
   for (std::int64_t t = 0; t < T;) {
     if (!view.is_padding(t)) {
@@ -200,19 +208,31 @@ Status check_keys_and_order(const BackwardWeightEntry& entry, const BackwardWeig
     std::int64_t end = t;
     while (end < T && view.is_padding(end)) pad_rows.push_back(end++);
     const std::size_t at = g_rows.size();
-    g_rows.resize(at + static_cast<std::size_t>((end - t) * N));
-    if ((e = cudaMemcpyAsync(g_rows.data() + at, static_cast<const float*>(a.g.data) + t * N,
-                             static_cast<std::size_t>((end - t) * N) * sizeof(float), cudaMemcpyDeviceToHost,
-                             stream)) != cudaSuccess)
+    const auto bytes = static_cast<std::size_t>((end - t) * N * es);
+    g_rows.resize(at + bytes);
+    if ((e = cudaMemcpyAsync(g_rows.data() + at, static_cast<const unsigned char*>(a.g.data) + t * N * es, bytes,
+                             cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
       return copy_failed("the G rows of padding tokens", e);
     t = end;
   }
   if (!pad_rows.empty() && (e = cudaStreamSynchronize(stream)) != cudaSuccess)
     return copy_failed("the G rows of padding tokens", e);
+  // The value of element j of the rows read back: a bfloat16 widens exactly to binary32.
+  const bool bf16 = entry.variant.operand_dtype == DType::bf16;
+  auto g_value = [&](std::size_t j) {
+    if (bf16) {
+      std::uint16_t h;
+      std::memcpy(&h, g_rows.data() + j * 2, sizeof h);
+      return float_of(static_cast<std::uint32_t>(h) << 16);
+    }
+    float f;
+    std::memcpy(&f, g_rows.data() + j * 4, sizeof f);
+    return f;
+  };
   // The rule of validate_logical_keys, applied to the rows read back and reported with their token row.
   for (std::size_t i = 0; i < pad_rows.size(); ++i)
     for (std::int64_t n = 0; n < N; ++n) {
-      const float v = g_rows[i * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)];
+      const float v = g_value(i * static_cast<std::size_t>(N) + static_cast<std::size_t>(n));
       if (!(v == 0.0f))  // NaN fails this too: a NaN gradient in a dropped row would vanish silently
         return Status::error(StatusCode::padding_gradient_nonzero,
                              "padding row " + str(pad_rows[i]) + " (key " +
@@ -236,7 +256,9 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   int device = -1;
   if (Status s = check_device(v, &device); !s.ok()) return s;
 
-  for (Status s : {dtype_is("g.dtype", a.g.dtype, DType::f32, v), dtype_is("w.dtype", a.w.dtype, DType::f32, v),
+  const DType od = v.operand_dtype;
+  const auto es = static_cast<std::int64_t>(dtype_size(od));  // operand element bytes
+  for (Status s : {dtype_is("g.dtype", a.g.dtype, od, v), dtype_is("w.dtype", a.w.dtype, od, v),
                    dtype_is("dx.dtype", a.dx.dtype, DType::f32, v)})
     if (!s.ok()) return s;
 
@@ -244,7 +266,7 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   for (Status s : {dim_in_range("g.rows (M)", M, 1), dim_in_range("g.cols (N)", N, 1),
                    dim_in_range("w.cols (K)", K, 1)})
     if (!s.ok()) return s;
-  if (Status s = grid_and_volume("dx", M, K, {{"g", M * N}, {"w", N * K}, {"dx", M * K}}); !s.ok()) return s;
+  if (Status s = grid_and_volume(v, "dx", M, K, {{"g", M * N}, {"w", N * K}, {"dx", M * K}}); !s.ok()) return s;
 
   if (a.w.rows != N)
     return Status::error(StatusCode::inconsistent_size,
@@ -257,13 +279,18 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
   if (!a.dx.data) return Status::error(StatusCode::null_pointer, "dx.data is null");
 
-  const std::vector<Operand> ops = {{"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * 4, 4},
-                                    {"w", a.w.data, N * K * 4, 4}};
+  const std::vector<Operand> ops = {{"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * es, es},
+                                    {"w", a.w.data, N * K * es, es}};
   if (Status s = check_pointers(ops, device); !s.ok()) return s;
   if (Status s = check_aliasing(ops, 1); !s.ok()) return s;
 
-  p->g = static_cast<const float*>(a.g.data);
-  p->w = static_cast<const float*>(a.w.data);
+  if (od == DType::bf16) {
+    p->g_bf16 = static_cast<const std::uint16_t*>(a.g.data);
+    p->w_bf16 = static_cast<const std::uint16_t*>(a.w.data);
+  } else {
+    p->g = static_cast<const float*>(a.g.data);
+    p->w = static_cast<const float*>(a.w.data);
+  }
   p->dx = static_cast<float*>(a.dx.data);
   p->M = static_cast<int>(M);
   p->N = static_cast<int>(N);
@@ -280,7 +307,9 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
 
   const bool has_db = a.db.data != nullptr;
   const bool has_keys = a.keys.data != nullptr || a.keys.rows != 0 || a.keys.cols != 0;
-  for (Status s : {dtype_is("x.dtype", a.x.dtype, DType::f32, v), dtype_is("g.dtype", a.g.dtype, DType::f32, v),
+  const DType od = v.operand_dtype;
+  const auto es = static_cast<std::int64_t>(dtype_size(od));  // operand element bytes
+  for (Status s : {dtype_is("x.dtype", a.x.dtype, od, v), dtype_is("g.dtype", a.g.dtype, od, v),
                    dtype_is("dw.dtype", a.dw.dtype, DType::f32, v),
                    has_db ? dtype_is("db.dtype", a.db.dtype, DType::f32, v) : Status::success()})
     if (!s.ok()) return s;
@@ -289,7 +318,7 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   for (Status s : {dim_in_range("x.rows (T)", T, 0), dim_in_range("x.cols (K)", K, 1),
                    dim_in_range("g.cols (N)", N, 1)})
     if (!s.ok()) return s;
-  if (Status s = grid_and_volume("dw", N, K, {{"x", T * K}, {"g", T * N}, {"dw", N * K}}); !s.ok()) return s;
+  if (Status s = grid_and_volume(v, "dw", N, K, {{"x", T * K}, {"g", T * N}, {"dw", N * K}}); !s.ok()) return s;
 
   if (a.g.rows != T)
     return Status::error(StatusCode::inconsistent_size, "g.rows (" + str(a.g.rows) + ") != x.rows (T = " + str(T) + ")");
@@ -312,8 +341,8 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
 
   const std::vector<Operand> ops = {{"dw", a.dw.data, N * K * 4, 4},
                                     {"db", a.db.data, has_db ? N * 4 : 0, 4},
-                                    {"x", a.x.data, T * K * 4, 4},
-                                    {"g", a.g.data, T * N * 4, 4},
+                                    {"x", a.x.data, T * K * es, es},
+                                    {"g", a.g.data, T * N * es, es},
                                     {"keys", has_keys ? a.keys.data : nullptr, T * a.keys.cols * 8, 8}};
   if (Status s = check_pointers(ops, device); !s.ok()) return s;
   if (Status s = check_aliasing(ops, 2); !s.ok()) return s;
@@ -329,8 +358,13 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   order->resize(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) (*order)[i] = static_cast<int>(rows[i]);  // rows < T <= kMaxDim
 
-  p->x = static_cast<const float*>(a.x.data);
-  p->g = static_cast<const float*>(a.g.data);
+  if (od == DType::bf16) {
+    p->x_bf16 = static_cast<const std::uint16_t*>(a.x.data);
+    p->g_bf16 = static_cast<const std::uint16_t*>(a.g.data);
+  } else {
+    p->x = static_cast<const float*>(a.x.data);
+    p->g = static_cast<const float*>(a.g.data);
+  }
   p->rows = nullptr;
   p->R = static_cast<int>(rows.size());
   p->dw = static_cast<float*>(a.dw.data);

@@ -30,6 +30,10 @@ if [[ $steps == *,bench-backward,* ]]; then
   echo "== bench (FP32 backward: dX, dW in place and gathered)"
   "$here/ordo_bench_backward" --json "$out/bench-backward.json" > "$out/bench-backward.log" 2>&1 || status=1
   cat "$out/bench-backward.log"
+  "$here/ordo_bench_backward" --dx-variant sm80.bwd.dx.f32.fma.simt.narrow.16x32x32 \
+    --dw-variant sm80.bwd.dw.f32.fma.simt.narrow.16x32x32 --json "$out/bench-backward-narrow.json" \
+    > "$out/bench-backward-narrow.log" 2>&1 || status=1
+  cat "$out/bench-backward-narrow.log"
 fi
 if [[ $steps == *,tests,* ]]; then
   echo "== GPU tests"

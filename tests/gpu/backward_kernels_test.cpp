@@ -1,8 +1,14 @@
-// The FP32 backward kernels (kernels/backward_api.h) on the GPU: bitwise equality with the host
-// emulators of bwd.dx.f32.fma-chain/1 and bwd.dw.f32.fma-chain/1 (oracle/backward_emulator.h), the
-// token-order invariances of dW and db (joint permutation, padding, in place == gathered, microbatches
-// accumulated in key order == one call), fail-closed calls, and the call-order mutant caught.
-// Without a GPU every test is skipped with the reason.
+// The backward kernels (kernels/backward_api.h) on the GPU. Every property runs for each flavour of
+// production variants (a dX variant and a dW/db variant with the contracts they claim):
+//   f32:       the FP32 SIMT tiles, bwd.{dx,dw}.f32.fma-chain/1;
+//   bf16_sm90: the BF16 tensor-core tiles for sm_90, bwd.{dx,dw}.bf16.tc-fdpa-sm90/1;
+//   bf16_sm80: the BF16 tensor-core tiles for sm_80..sm_89, bwd.{dx,dw}.bf16.tc-fdpa-sm80/1.
+// Properties: bitwise equality with the host emulators of the contract (oracle/backward_emulator.h),
+// tile-edge shapes, the token-order invariances of dW and db (joint permutation, padding, in place ==
+// gathered, microbatches accumulated in key order == one call), the reviewer's repro, and fail-closed
+// calls. A flavour whose variants do not run on this GPU is skipped with the reason; that such a
+// variant refuses the GPU (unsupported_device) is checked by BackwardKernelsAll. Without a GPU every
+// test is skipped with the reason.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -25,18 +31,77 @@
 #include "gpu_test_support.h"
 #include "kernels/backward_api.h"
 #include "oracle/backward_emulator.h"
+#include "oracle/tc_fdpa_model.h"
 
 namespace ordo::testing {
 namespace {
 
-constexpr const char* kDx = "sm80.bwd.dx.f32.fma.simt.128x128x16";
-constexpr const char* kDw = "sm80.bwd.dw.f32.fma.simt.128x128x16";
+constexpr const char* kDxF32 = "sm80.bwd.dx.f32.fma.simt.128x128x16";
+constexpr const char* kDwF32 = "sm80.bwd.dw.f32.fma.simt.128x128x16";
 constexpr const char* kMutant = "mutant.bwd.dw.f32.call-order";
 
+// A pair of production variants, dX and dW/db, with the contracts they claim and what their cases
+// need: bfloat16 operands, and the sizes at the edges of their tiles and instruction steps.
+struct Flavour {
+  const char* name;  // the suffix of the test names
+  const char* dx;
+  const char* dw;
+  const Contract& (*dx_contract)();
+  const Contract& (*dw_contract)();
+  bool bf16;
+  int min_sm, max_sm;  // the SM range the variants claim (max_sm 0: any newer)
+  std::vector<std::int64_t> edges;
+};
+
+const std::vector<Flavour>& flavours() {
+  static const std::vector<Flavour> list = {
+      {"f32",
+       kDxF32,
+       kDwF32,
+       &contract_bwd_dx_f32_fma_chain,
+       &contract_bwd_dw_f32_fma_chain,
+       false,
+       80,
+       0,
+       {1, 127, 128, 129}},
+      {"bf16_sm90",
+       "sm90.bwd.dx.bf16.mma-sync.32x32x16",
+       "sm90.bwd.dw.bf16.mma-sync.32x32x16",
+       &contract_bwd_dx_bf16_tc_fdpa_sm90,
+       &contract_bwd_dw_bf16_tc_fdpa_sm90,
+       true,
+       90,
+       90,
+       {1, 15, 16, 17, 32, 33, 129}},
+      {"bf16_sm80",
+       "sm80.bwd.dx.bf16.mma-sync.32x32x16",
+       "sm80.bwd.dw.bf16.mma-sync.32x32x16",
+       &contract_bwd_dx_bf16_tc_fdpa_sm80,
+       &contract_bwd_dw_bf16_tc_fdpa_sm80,
+       true,
+       80,
+       89,
+       {1, 15, 16, 17, 32, 33, 129}},
+  };
+  return list;
+}
+
+// "" when variant v runs on device 0, else why not.
+std::string outside_sm_range(const KernelVariant& v) {
+  const int sm = kernels::device_info(0).sm;
+  if (sm >= v.min_sm && (v.max_sm == 0 || sm <= v.max_sm)) return "";
+  return v.id + " claims " + v.contract_id + " on sm_" + std::to_string(v.min_sm) +
+         (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) + ", this GPU is sm_" + std::to_string(sm);
+}
+
 // Shapes through the forward case generator (biased to 1 and the tile edges 15..17, 127..129, ...):
-// dX reads (M, N, K) as (M, K, N), dW as (N, K, T), so the reduced axis is the forward K.
-constexpr properties::ShapeLimits kLimits{.max_m = 300, .max_n = 300, .max_k = 1100, .max_volume = std::int64_t{1} << 22};
-rc::Gen<ForwardCase> gen_case() { return rc::gen::resize(100, properties::gen_forward_case(kLimits, properties::all_families())); }
+// dX reads (M, N, K) as (M, K, N), dW as (N, K, T), so the reduced axis is the forward K. With bf16,
+// every operand value is rounded to bfloat16.
+constexpr properties::ShapeLimits kLimits{
+    .max_m = 300, .max_n = 300, .max_k = 1100, .max_volume = std::int64_t{1} << 22};
+rc::Gen<ForwardCase> gen_case(bool bf16) {
+  return rc::gen::resize(100, properties::gen_forward_case(kLimits, properties::all_families(), bf16));
+}
 
 void check_cuda(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
@@ -81,21 +146,38 @@ class DeviceArray {
   std::size_t bytes_ = 0;
 };
 
+// The bfloat16 bit pattern of a value that is a bfloat16 (its low 16 bits zero); throws otherwise.
+std::uint16_t bf16_bits(float v) {
+  const std::uint32_t u = bits_of(v);
+  if ((u & 0xFFFFu) != 0) throw std::runtime_error("operand value " + describe_float(v) + " is not a bfloat16");
+  return static_cast<std::uint16_t>(u >> 16);
+}
+
+// An operand as the kernels take it: f32 as it is, or bfloat16 bit patterns.
+DeviceArray upload_operand(const std::vector<float>& v, bool bf16) {
+  if (!bf16) return DeviceArray::from(v);
+  std::vector<std::uint16_t> h(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) h[i] = bf16_bits(v[i]);
+  return DeviceArray::from(h);
+}
+
+DType operand_dtype(bool bf16) { return bf16 ? DType::bf16 : DType::f32; }
+
 // Poison for outputs: an element a kernel fails to write shows as a NaN with a payload the kernels
 // never produce.
 constexpr unsigned char kPoison = 0xA5;
 
-// dX of p on the GPU; throws if the call is refused.
-std::vector<float> gpu_dx(const BackwardDataProblem& p) {
-  const DeviceArray g = DeviceArray::from(p.g), w = DeviceArray::from(p.w);
+// dX of p (f32 or bf16 operands, as p says) through variant `id`; throws if the call is refused.
+std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
+  const DeviceArray g = upload_operand(p.g, p.bf16_operands), w = upload_operand(p.w, p.bf16_operands);
   DeviceArray dx(static_cast<std::size_t>(p.M * p.K) * sizeof(float));
   dx.fill(kPoison);
   kernels::BackwardDataArgs a;
-  a.g = {g.get(), DType::f32, p.M, p.N};
-  a.w = {w.get(), DType::f32, p.N, p.K};
+  a.g = {g.get(), operand_dtype(p.bf16_operands), p.M, p.N};
+  a.w = {w.get(), operand_dtype(p.bf16_operands), p.N, p.K};
   a.dx = {dx.get(), DType::f32, p.M, p.K};
-  const Status s = kernels::backward_data(kDx, a);
-  if (!s.ok()) throw std::runtime_error("backward_data refused a valid problem: " + s.to_string());
+  const Status s = kernels::backward_data(id, a);
+  if (!s.ok()) throw std::runtime_error("backward_data(" + id + ") refused a valid problem: " + s.to_string());
   check_cuda(cudaDeviceSynchronize(), "dX kernel");
   return dx.read<float>();
 }
@@ -106,7 +188,10 @@ struct DeviceWeightGrad {
   bool with_db;
   DeviceArray dw, db;
   DeviceWeightGrad(std::int64_t n, std::int64_t k, bool bias)
-      : N(n), K(k), with_db(bias), dw(static_cast<std::size_t>(n * k) * sizeof(float)),
+      : N(n),
+        K(k),
+        with_db(bias),
+        dw(static_cast<std::size_t>(n * k) * sizeof(float)),
         db(bias ? static_cast<std::size_t>(n) * sizeof(float) : 0) {
     dw.fill(kPoison);
     db.fill(kPoison);
@@ -119,14 +204,15 @@ struct DeviceWeightGrad {
   }
 };
 
-// One dW call for p (X, G and keys uploaded), into `out`; with `plan`, plan_backward_weight first.
+// One dW call for p (X, G and keys uploaded, operands as p says), into `out`; with `plan`,
+// plan_backward_weight first.
 Status run_dw(const std::string& id, const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumulate,
               kernels::BackwardWeightPlan* plan = nullptr) {
-  const DeviceArray x = DeviceArray::from(p.x), g = DeviceArray::from(p.g);
+  const DeviceArray x = upload_operand(p.x, p.bf16_operands), g = upload_operand(p.g, p.bf16_operands);
   const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
   kernels::BackwardWeightArgs a;
-  a.x = {x.get(), DType::f32, p.T, p.K};
-  a.g = {g.get(), DType::f32, p.T, p.N};
+  a.x = {x.get(), operand_dtype(p.bf16_operands), p.T, p.K};
+  a.g = {g.get(), operand_dtype(p.bf16_operands), p.T, p.N};
   if (p.keys) a.keys = {keys.get(), DType::i64, p.T, p.keys->width};
   a.dw = {out.dw.get(), DType::f32, p.N, p.K};
   if (out.with_db) a.db = {out.db.get(), DType::f32, 1, p.N};
@@ -147,12 +233,12 @@ BackwardWeightResult gpu_dw(const std::string& id, const BackwardWeightProblem& 
   return out.read();
 }
 
-BackwardWeightResult emulate_dw(const BackwardWeightProblem& p) {
-  return emulate_ok(p, contract_bwd_dw_f32_fma_chain());
+std::vector<float> emulate_dx(const Flavour& f, const BackwardDataProblem& p) {
+  return oracle::emulate_backward_data(p, f.dx_contract().accumulation);
 }
 
-std::vector<float> emulate_dx(const BackwardDataProblem& p) {
-  return oracle::emulate_backward_data(p, AccumulationModel::fma_chain);
+BackwardWeightResult emulate_dw(const Flavour& f, const BackwardWeightProblem& p) {
+  return emulate_ok(p, f.dw_contract());
 }
 
 // Keys of width 0 (none), 2 or 3, and up to 5 padding rows when there are keys.
@@ -167,120 +253,153 @@ bool is_identity(const std::vector<std::int64_t>& perm) {
   return true;
 }
 
-class BackwardKernels : public GpuTest {};
+// The properties, once per flavour (test names end in /f32, /bf16_sm90, /bf16_sm80).
+class BackwardKernels : public GpuTest, public ::testing::WithParamInterface<std::size_t> {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    for (const char* id : {flavour().dx, flavour().dw}) {
+      const KernelVariant* v = kernels::find_backward_variant(id);
+      ASSERT_NE(v, nullptr) << id << " is not registered";
+      if (const std::string why = outside_sm_range(*v); !why.empty())
+        GTEST_SKIP() << why << ": not run on this GPU (that it refuses this GPU is checked by "
+                     << "BackwardKernelsAll.OutOfRangeVariantsRefuseTheDevice)";
+    }
+  }
+  static const Flavour& flavour() { return flavours()[GetParam()]; }
+};
 
-TEST_F(BackwardKernels, VariantsClaimTheFp32BackwardContracts) {
-  const KernelVariant* dx = kernels::find_backward_variant(kDx);
-  const KernelVariant* dw = kernels::find_backward_variant(kDw);
-  const KernelVariant* mutant = kernels::find_backward_variant(kMutant);
-  ASSERT_TRUE(dx && dw && mutant);
-  EXPECT_EQ(dx->contract_id, contract_bwd_dx_f32_fma_chain().id);
-  EXPECT_EQ(dw->contract_id, contract_bwd_dw_f32_fma_chain().id);
-  EXPECT_EQ(mutant->contract_id, contract_bwd_dw_f32_fma_chain().id);
-  EXPECT_FALSE(dx->is_mutant || dw->is_mutant);
-  EXPECT_TRUE(mutant->is_mutant);
-}
+INSTANTIATE_TEST_SUITE_P(, BackwardKernels, ::testing::Range<std::size_t>(0, flavours().size()),
+                         [](const ::testing::TestParamInfo<std::size_t>& param_info) {
+                           return std::string(flavours()[param_info.param].name);
+                         });
 
-TEST_F(BackwardKernels, DataEqualsEmulatorBitwise) {
-  EXPECT_TRUE(rc::check("dX kernel == emulator, bit for bit", [] {
-    const ForwardCase c = *gen_case();
+TEST_P(BackwardKernels, DataEqualsEmulatorBitwise) {
+  const Flavour& f = flavour();
+  EXPECT_TRUE(rc::check(std::string("dX kernel == emulator, bit for bit (") + f.dx + ")", [&f] {
+    const ForwardCase c = *gen_case(f.bf16);
     RC_TAG(std::string(properties::family_name(c.family)));
     const BackwardDataProblem p = data_problem(c);
-    const std::string d = first_difference(gpu_dx(p), emulate_dx(p), "dX (kernel vs emulator)");
-    if (!d.empty()) RC_FAIL(d + " at M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
-                            " (from " + c.summary() + ")");
+    const std::string d = first_difference(gpu_dx(f.dx, p), emulate_dx(f, p), "dX (kernel vs emulator)");
+    if (!d.empty())
+      RC_FAIL(d + " at M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
+              " (from " + c.summary() + ")");
   }));
 }
 
-TEST_F(BackwardKernels, WeightEqualsEmulatorBitwise) {
-  EXPECT_TRUE(rc::check("dW, db kernel == emulator, bit for bit (keys in any order, padding)", [] {
-    const ForwardCase c = *gen_case();
-    const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{0, 2, 3});
-    const BackwardWeightProblem p = keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
-    RC_TAG(std::string(properties::family_name(c.family)));
-    RC_CLASSIFY(width == 0, "no keys");
-    kernels::BackwardWeightPlan plan;
-    const std::string d = first_difference(gpu_dw(kDw, p, &plan), emulate_dw(p));
-    RC_CLASSIFY(plan.in_place, "in place");
-    if (!d.empty()) RC_FAIL(d + " at " + describe(p, c));
-  }));
+TEST_P(BackwardKernels, WeightEqualsEmulatorBitwise) {
+  const Flavour& f = flavour();
+  EXPECT_TRUE(
+      rc::check(std::string("dW, db kernel == emulator, bit for bit, keys in any order, padding (") + f.dw + ")", [&f] {
+        const ForwardCase c = *gen_case(f.bf16);
+        const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{0, 2, 3});
+        const BackwardWeightProblem p =
+            keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
+        RC_TAG(std::string(properties::family_name(c.family)));
+        RC_CLASSIFY(width == 0, "no keys");
+        kernels::BackwardWeightPlan plan;
+        const std::string d = first_difference(gpu_dw(f.dw, p, &plan), emulate_dw(f, p));
+        RC_CLASSIFY(plan.in_place, "in place");
+        if (!d.empty()) RC_FAIL(d + " at " + describe(p, c));
+      }));
 }
 
-TEST_F(BackwardKernels, TileEdgeShapesEqualEmulator) {
-  // Every combination of 1, 127, 128, 129 for the three dimensions of dX and of dW (keys permuted,
-  // two padding rows), the value family rotating over all of them.
-  const std::vector<std::int64_t> edges = {1, 127, 128, 129};
+TEST_P(BackwardKernels, TileEdgeShapesEqualEmulator) {
+  // Every combination of the flavour's edge sizes for the three dimensions of dX and of dW (keys
+  // permuted, two padding rows), the value family rotating over all of them.
+  const Flavour& f = flavour();
   const auto& families = properties::all_families();
   int i = 0;
-  for (const std::int64_t a : edges)
-    for (const std::int64_t b : edges)
-      for (const std::int64_t k : edges) {
+  for (const std::int64_t a : f.edges)
+    for (const std::int64_t b : f.edges)
+      for (const std::int64_t k : f.edges) {
         ForwardCase c;
         c.M = a;
         c.N = b;
         c.K = k;
         c.family = families[static_cast<std::size_t>(i) % families.size()];
         c.has_bias = true;
+        c.bf16_operands = f.bf16;
         c.seed = 0xed9e0000ull + static_cast<std::uint64_t>(i++);
         const BackwardDataProblem pd = data_problem(c);
-        EXPECT_EQ(first_difference(gpu_dx(pd), emulate_dx(pd), "dX"), "") << c.summary();
+        EXPECT_EQ(first_difference(gpu_dx(f.dx, pd), emulate_dx(f, pd), "dX"), "") << c.summary();
         const BackwardWeightProblem pw = keyed_problem(c, 2, 2);
-        EXPECT_EQ(first_difference(gpu_dw(kDw, pw), emulate_dw(pw)), "") << describe(pw, c);
+        EXPECT_EQ(first_difference(gpu_dw(f.dw, pw), emulate_dw(f, pw)), "") << describe(pw, c);
       }
+  std::cout << "[ CASES ] " << i << " shapes of dX and of dW through " << f.dx << ", " << f.dw << "\n";
 }
 
-TEST_F(BackwardKernels, InPlaceEqualsGathered) {
-  EXPECT_TRUE(rc::check("keys already canonical (in place) == the same rows permuted (gathered)", [] {
-    const ForwardCase c = *gen_case();
-    const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
-    const BackwardWeightProblem canonical = weight_problem(c, width, /*ascending_keys=*/true);
-    Rng rng(c.seed ^ 0x67617468ull);
-    const std::vector<std::int64_t> perm = random_permutation(canonical.T, rng);
-    const BackwardWeightProblem permuted = select_rows(canonical, perm);
-    kernels::BackwardWeightPlan in_place, gathered;
-    const BackwardWeightResult a = gpu_dw(kDw, canonical, &in_place);
-    const BackwardWeightResult b = gpu_dw(kDw, permuted, &gathered);
-    RC_ASSERT(in_place.in_place);
-    RC_ASSERT(gathered.in_place == is_identity(perm));
-    RC_CLASSIFY(!gathered.in_place, "gathered");
-    if (const std::string d = first_difference(a, b); !d.empty()) RC_FAIL("in place vs gathered: " + d + " at " + describe(canonical, c));
-    if (const std::string d = first_difference(a, emulate_dw(canonical)); !d.empty()) RC_FAIL("vs emulator: " + d);
-  }));
+TEST_P(BackwardKernels, InPlaceEqualsGathered) {
+  const Flavour& f = flavour();
+  EXPECT_TRUE(rc::check(
+      std::string("keys already canonical (in place) == the same rows permuted (gathered) (") + f.dw + ")", [&f] {
+        const ForwardCase c = *gen_case(f.bf16);
+        const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
+        const BackwardWeightProblem canonical = weight_problem(c, width, /*ascending_keys=*/true);
+        Rng rng(c.seed ^ 0x67617468ull);
+        const std::vector<std::int64_t> perm = random_permutation(canonical.T, rng);
+        const BackwardWeightProblem permuted = select_rows(canonical, perm);
+        kernels::BackwardWeightPlan in_place, gathered;
+        const BackwardWeightResult a = gpu_dw(f.dw, canonical, &in_place);
+        const BackwardWeightResult b = gpu_dw(f.dw, permuted, &gathered);
+        RC_ASSERT(in_place.in_place);
+        RC_ASSERT(gathered.in_place == is_identity(perm));
+        RC_CLASSIFY(!gathered.in_place, "gathered");
+        if (const std::string d = first_difference(a, b); !d.empty())
+          RC_FAIL("in place vs gathered: " + d + " at " + describe(canonical, c));
+        if (const std::string d = first_difference(a, emulate_dw(f, canonical)); !d.empty())
+          RC_FAIL("vs emulator: " + d);
+      }));
 }
 
-TEST_F(BackwardKernels, JointPermutationAndPaddingInvariant) {
-  EXPECT_TRUE(rc::check("dW, db unchanged by a joint permutation of (x, g, keys) and by padding rows", [] {
-    const ForwardCase c = *gen_case();
-    const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
-    const BackwardWeightProblem base = weight_problem(c, width);
-    const BackwardWeightProblem padded = with_padding(base, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(1, 8)), c.seed ^ 0x31ull);
-    Rng rng(c.seed ^ 0x7065726dull);
-    const BackwardWeightProblem permuted = select_rows(padded, random_permutation(padded.T, rng));
-    const BackwardWeightResult r0 = gpu_dw(kDw, base);
-    if (const std::string d = first_difference(r0, gpu_dw(kDw, padded)); !d.empty()) RC_FAIL("padding: " + d + " at " + describe(padded, c));
-    if (const std::string d = first_difference(r0, gpu_dw(kDw, permuted)); !d.empty()) RC_FAIL("permutation: " + d + " at " + describe(permuted, c));
-  }));
+TEST_P(BackwardKernels, JointPermutationAndPaddingInvariant) {
+  const Flavour& f = flavour();
+  EXPECT_TRUE(rc::check(
+      std::string("dW, db unchanged by a joint permutation of (x, g, keys) and by padding rows (") + f.dw + ")", [&f] {
+        const ForwardCase c = *gen_case(f.bf16);
+        const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
+        const BackwardWeightProblem base = weight_problem(c, width);
+        const BackwardWeightProblem padded =
+            with_padding(base, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(1, 8)), c.seed ^ 0x31ull);
+        Rng rng(c.seed ^ 0x7065726dull);
+        const BackwardWeightProblem permuted = select_rows(padded, random_permutation(padded.T, rng));
+        const BackwardWeightResult r0 = gpu_dw(f.dw, base);
+        if (const std::string d = first_difference(r0, gpu_dw(f.dw, padded)); !d.empty())
+          RC_FAIL("padding: " + d + " at " + describe(padded, c));
+        if (const std::string d = first_difference(r0, gpu_dw(f.dw, permuted)); !d.empty())
+          RC_FAIL("permutation: " + d + " at " + describe(permuted, c));
+      }));
 }
 
-TEST_F(BackwardKernels, MicrobatchesAccumulatedInKeyOrderEqualOneCall) {
-  EXPECT_TRUE(rc::check("microbatches in key order with accumulate == one call", [] {
-    const ForwardCase c = *gen_case();
+TEST_P(BackwardKernels, MicrobatchesAccumulatedInKeyOrderEqualOneCall) {
+  // FP32: any split. BF16: every microbatch but the last holds a multiple of 16 active tokens, the
+  // condition under which the GPU API's accumulate continues the whole batch's 16-token groups
+  // (kernels/backward_api.h); the last holds any number.
+  const Flavour& f = flavour();
+  EXPECT_TRUE(rc::check(std::string("microbatches in key order with accumulate == one call (") + f.dw + ")", [&f] {
+    const ForwardCase c = *gen_case(f.bf16);
     const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{0, 2, 3});
-    const BackwardWeightProblem p = keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
-    const BackwardWeightResult whole = gpu_dw(kDw, p);
+    const BackwardWeightProblem p =
+        keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
+    const BackwardWeightResult whole = gpu_dw(f.dw, p);
 
-    // Cut the reduction order into consecutive pieces (some may be empty). With keys, each piece's
-    // rows are shuffled and the padding rows spread over the pieces: the session only needs the
-    // pieces to arrive in key order.
+    // Cut the reduction order into consecutive pieces (some may be empty), at multiples of `unit`
+    // active tokens. With keys, each piece's rows are shuffled and the padding rows spread over the
+    // pieces: the kernels only need the pieces to arrive in key order.
     const std::vector<std::int64_t> order = token_order(p).rows;
+    const std::size_t unit = f.bf16 ? 16 : 1;
     const int pieces = *rc::gen::resize(100, rc::gen::inRange(1, 7));
     Rng rng(c.seed ^ 0x6d6963ull);
     std::vector<std::size_t> cuts = {0, order.size()};
-    for (int i = 1; i < pieces; ++i) cuts.push_back(static_cast<std::size_t>(rng.next() % (order.size() + 1)));
+    for (int i = 1; i < pieces; ++i)
+      cuts.push_back(unit * static_cast<std::size_t>(rng.next() % (order.size() / unit + 1)));
     std::sort(cuts.begin(), cuts.end());
     std::vector<std::vector<std::int64_t>> rows(cuts.size() - 1);
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
-      rows[i].assign(order.begin() + static_cast<std::ptrdiff_t>(cuts[i]), order.begin() + static_cast<std::ptrdiff_t>(cuts[i + 1]));
+      rows[i].assign(order.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
+                     order.begin() + static_cast<std::ptrdiff_t>(cuts[i + 1]));
+    for (std::size_t i = 0; i + 1 < rows.size(); ++i) RC_ASSERT(rows[i].size() % unit == 0);
     if (p.keys) {
       for (std::int64_t t = 0; t < p.T; ++t)
         if (p.keys->view().is_padding(t)) rows[rng.next() % rows.size()].push_back(t);
@@ -290,26 +409,29 @@ TEST_F(BackwardKernels, MicrobatchesAccumulatedInKeyOrderEqualOneCall) {
     RC_CLASSIFY(rows.size() > 1, "split");
     DeviceWeightGrad acc(p.N, p.K, p.with_bias_grad);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Status s = run_dw(kDw, select_rows(p, rows[i]), acc, /*accumulate=*/i > 0);
+      const Status s = run_dw(f.dw, select_rows(p, rows[i]), acc, /*accumulate=*/i > 0);
       if (!s.ok()) RC_FAIL("microbatch " + std::to_string(i) + " refused: " + s.to_string());
     }
     if (const std::string d = first_difference(acc.read(), whole); !d.empty())
-      RC_FAIL("accumulated vs one call: " + d + " at " + describe(p, c) + ", " + std::to_string(rows.size()) + " microbatches");
+      RC_FAIL("accumulated vs one call: " + d + " at " + describe(p, c) + ", " + std::to_string(rows.size()) +
+              " microbatches");
   }));
 }
 
 // The seed's review: x = ones(3, 32), g[:, 0] = [1, 2^-24, -1], the rows given in `order`, keys (0, t)
-// for the original row t. In key order the chains give dW[0, 0] = db[0] = +0 (1 + 2^-24 rounds to 1,
-// then 1 - 1); in the call order (0, 2, 1) they would give 2^-24.
-BackwardWeightProblem reviewers_repro(const std::vector<std::int64_t>& order) {
+// for the original row t. In key order the db chain gives +0 (1 + 2^-24 rounds to 1, then 1 - 1), and
+// so does the FP32 dW chain; in the call order (0, 2, 1) they would give 2^-24. A BF16 dW element sums
+// the three products in one tensor-core instruction, exactly: 2^-24 in every order.
+BackwardWeightProblem reviewers_repro(const std::vector<std::int64_t>& order, bool bf16) {
   BackwardWeightProblem p;
   p.T = 3;
   p.N = 5376;
   p.K = 32;
   p.with_bias_grad = true;
+  p.bf16_operands = bf16;
   p.x.assign(static_cast<std::size_t>(p.T * p.K), 1.0f);
   p.g.assign(static_cast<std::size_t>(p.T * p.N), 0.0f);
-  const float column0[3] = {1.0f, std::ldexp(1.0f, -24), -1.0f};
+  const float column0[3] = {1.0f, std::ldexp(1.0f, -24), -1.0f};  // bfloat16 values too
   p.keys = LogicalKeys{2, {}};
   for (std::int64_t i = 0; i < p.T; ++i) {
     const std::int64_t t = order[static_cast<std::size_t>(i)];
@@ -319,84 +441,59 @@ BackwardWeightProblem reviewers_repro(const std::vector<std::int64_t>& order) {
   return p;
 }
 
-TEST_F(BackwardKernels, ReviewersRepro) {
-  const BackwardWeightResult a = gpu_dw(kDw, reviewers_repro({0, 1, 2}));
-  const BackwardWeightResult b = gpu_dw(kDw, reviewers_repro({0, 2, 1}));
+TEST_P(BackwardKernels, ReviewersRepro) {
+  const Flavour& f = flavour();
+  const BackwardWeightResult a = gpu_dw(f.dw, reviewers_repro({0, 1, 2}, f.bf16));
+  const BackwardWeightResult b = gpu_dw(f.dw, reviewers_repro({0, 2, 1}, f.bf16));
   EXPECT_EQ(first_difference(a, b), "");
-  EXPECT_EQ(bits_of(a.dw[0]), 0u);
-  EXPECT_EQ(bits_of((*a.db)[0]), 0u);
-  EXPECT_EQ(first_difference(b, emulate_dw(reviewers_repro({0, 2, 1}))), "");
-}
-
-TEST_F(BackwardKernels, CallOrderMutantIsCaught) {
-  // The reviewer's repro with the rows in call order (0, 2, 1): the mutant chains 1, -1, 2^-24.
-  const BackwardWeightProblem repro = reviewers_repro({0, 2, 1});
-  const std::string on_repro = first_difference(gpu_dw(kMutant, repro), emulate_dw(repro));
-  EXPECT_NE(on_repro, "") << kMutant << " agrees with the contract on the reviewer's repro";
-  if (!on_repro.empty()) std::cout << "[ CAUGHT ] " << kMutant << " on the reviewer's repro: " << on_repro << "\n";
-  int caught_at = -1;
-  std::string detail;
-  // Random cases: keys in random order over every value family, until the first mismatch.
-  const auto& families = properties::all_families();
-  Rng rng(20261130);
-  for (int i = 1; caught_at < 0 && i <= 500; ++i) {
-    ForwardCase c;
-    c.M = 1 + rng.in_range(0, 8);
-    c.N = 1 + rng.in_range(0, 8);
-    c.K = 2 + rng.in_range(0, 64);
-    c.family = families[static_cast<std::size_t>(i) % families.size()];
-    c.has_bias = true;
-    c.seed = rng.next();
-    const BackwardWeightProblem p = keyed_problem(c, 2, 1);
-    if (const std::string d = first_difference(gpu_dw(kMutant, p), emulate_dw(p)); !d.empty()) {
-      caught_at = i;
-      detail = describe(p, c) + ": " + d;
-    }
-  }
-  EXPECT_GE(caught_at, 1) << kMutant << " survived 500 random cases with keys in random order";
-  if (caught_at >= 0) std::cout << "[ CAUGHT ] " << kMutant << " after " << caught_at << " random case(s): " << detail << "\n";
-  // It is only the order: with keys already ascending the mutant agrees with the contract.
-  for (int i = 0; i < 20; ++i) {
-    ForwardCase c;
-    c.M = 1 + rng.in_range(0, 8);
-    c.N = 1 + rng.in_range(0, 8);
-    c.K = 2 + rng.in_range(0, 64);
-    c.family = ValueFamily::order_2m24;
-    c.has_bias = true;
-    c.seed = rng.next();
-    const BackwardWeightProblem p = weight_problem(c, 3, /*ascending_keys=*/true);
-    EXPECT_EQ(first_difference(gpu_dw(kMutant, p), emulate_dw(p)), "") << describe(p, c);
-  }
+  EXPECT_EQ(bits_of(a.dw[0]), f.bf16 ? bits_of(std::ldexp(1.0f, -24)) : 0u) << describe_float(a.dw[0]);
+  EXPECT_EQ(bits_of((*a.db)[0]), 0u) << describe_float((*a.db)[0]);
+  EXPECT_EQ(first_difference(b, emulate_dw(f, reviewers_repro({0, 2, 1}, f.bf16))), "");
 }
 
 // ---- fail closed ----------------------------------------------------------------------------------
 
 constexpr unsigned char kSentinel = 0x5A;
 constexpr std::int64_t kM = 5, kT = 6, kN = 7, kK = 9, kW = 3;  // dX [kM, kK]; dW over kT tokens, keys [kT, kW]
-constexpr std::int64_t kPadRow = 2;                            // the padding token of the valid dW call
+constexpr std::int64_t kPadRow = 2;                             // the padding token of the valid dW call
 
-// Valid operands of a dX and a dW call in one allocation (64-byte aligned pieces), so that aliasing
-// scenarios can point one operand into another; plus the variants with bad key contents.
+// Valid operands of a dX and a dW call (f32 or bf16 operands, f32 outputs) in one allocation, in
+// 64-byte aligned pieces, so that aliasing scenarios can point one operand into another; plus G with
+// bad padding rows and keys with a duplicate.
 struct FailClosedBuffers {
-  static constexpr std::size_t kAlign = 16;  // floats
-  static std::size_t up(std::int64_t floats) { return (static_cast<std::size_t>(floats) + kAlign - 1) / kAlign * kAlign; }
+  static constexpr std::size_t kAlign = 64;  // bytes
+  static std::size_t up(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+  bool bf16;
+  std::int64_t es;  // operand element bytes
+  DType od;         // operand dtype
   DeviceArray arena;
-  float *g_dx, *w, *dx, *x, *g, *g_bad_pad, *g_nan_pad, *dw, *db;
+  char *g_dx, *w, *x, *g, *g_bad_pad, *g_nan_pad;  // operands
+  float *dx, *dw, *db;
   std::int64_t *keys, *keys_dup;
 
-  FailClosedBuffers() {
-    std::size_t at = 0;
-    std::vector<std::pair<float**, std::int64_t>> f = {{&g_dx, kM * kN}, {&w, kN * kK}, {&dx, kM * kK},
-                                                       {&x, kT * kK},    {&g, kT * kN}, {&g_bad_pad, kT * kN},
-                                                       {&g_nan_pad, kT * kN}, {&dw, kN * kK}, {&db, kN}};
-    std::vector<std::pair<std::int64_t**, std::int64_t>> k = {{&keys, kT * kW}, {&keys_dup, kT * kW}};
+  explicit FailClosedBuffers(bool bf16_operands)
+      : bf16(bf16_operands), es(bf16_operands ? 2 : 4), od(operand_dtype(bf16_operands)) {
+    const auto ob = [this](std::int64_t n) { return static_cast<std::size_t>(n * es); };
+    const auto fb = [](std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); };
+    const auto kb = [](std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(std::int64_t); };
+    std::vector<std::pair<void**, std::size_t>> pieces = {{reinterpret_cast<void**>(&g_dx), ob(kM * kN)},
+                                                          {reinterpret_cast<void**>(&w), ob(kN * kK)},
+                                                          {reinterpret_cast<void**>(&dx), fb(kM * kK)},
+                                                          {reinterpret_cast<void**>(&x), ob(kT * kK)},
+                                                          {reinterpret_cast<void**>(&g), ob(kT * kN)},
+                                                          {reinterpret_cast<void**>(&g_bad_pad), ob(kT * kN)},
+                                                          {reinterpret_cast<void**>(&g_nan_pad), ob(kT * kN)},
+                                                          {reinterpret_cast<void**>(&dw), fb(kN * kK)},
+                                                          {reinterpret_cast<void**>(&db), fb(kN)},
+                                                          {reinterpret_cast<void**>(&keys), kb(kT * kW)},
+                                                          {reinterpret_cast<void**>(&keys_dup), kb(kT * kW)}};
     std::vector<std::size_t> offsets;
-    for (auto& e : f) offsets.push_back(std::exchange(at, at + up(e.second)));
-    for (auto& e : k) offsets.push_back(std::exchange(at, at + up(2 * e.second)));
-    arena = DeviceArray((at + kAlign) * sizeof(float));
-    auto* base = static_cast<float*>(arena.get());
-    for (std::size_t i = 0; i < f.size(); ++i) *f[i].first = base + offsets[i];
-    for (std::size_t i = 0; i < k.size(); ++i) *k[i].first = reinterpret_cast<std::int64_t*>(base + offsets[f.size() + i]);
+    std::size_t at = 0;
+    for (const auto& piece : pieces) offsets.push_back(std::exchange(at, at + up(piece.second)));
+    arena = DeviceArray(at + kAlign);
+    const auto base = reinterpret_cast<std::uintptr_t>(arena.get());
+    const std::uintptr_t aligned = (base + kAlign - 1) / kAlign * kAlign;
+    for (std::size_t i = 0; i < pieces.size(); ++i) *pieces[i].first = reinterpret_cast<void*>(aligned + offsets[i]);
 
     Rng rng(7);
     auto values = [&](std::int64_t n) {
@@ -407,17 +504,25 @@ struct FailClosedBuffers {
     auto put = [](void* dst, const auto& v) {
       check_cuda(cudaMemcpy(dst, v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice), "cudaMemcpy");
     };
-    put(g_dx, values(kM * kN));
-    put(w, values(kN * kK));
-    put(x, values(kT * kK));
+    // An operand in the operand dtype (bfloat16: rounded to nearest even first).
+    auto put_operand = [&](void* dst, const std::vector<float>& v) {
+      if (!bf16) return put(dst, v);
+      std::vector<std::uint16_t> h(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i)
+        h[i] = static_cast<std::uint16_t>(bits_of(oracle::round_to_bf16(v[i])) >> 16);
+      put(dst, h);
+    };
+    put_operand(g_dx, values(kM * kN));
+    put_operand(w, values(kN * kK));
+    put_operand(x, values(kT * kK));
     std::vector<float> gv = values(kT * kN);
     for (std::int64_t n = 0; n < kN; ++n) gv[static_cast<std::size_t>(kPadRow * kN + n)] = n % 2 ? -0.0f : 0.0f;
-    put(g, gv);
+    put_operand(g, gv);
     gv[static_cast<std::size_t>(kPadRow * kN + 3)] = 1.0f;
-    put(g_bad_pad, gv);
+    put_operand(g_bad_pad, gv);
     gv[static_cast<std::size_t>(kPadRow * kN + 3)] = 0.0f;
     gv[static_cast<std::size_t>(kPadRow * kN)] = std::nanf("");
-    put(g_nan_pad, gv);
+    put_operand(g_nan_pad, gv);
     std::vector<std::int64_t> kv;
     for (std::int64_t t = 0; t < kT; ++t) kv.insert(kv.end(), {t == kPadRow ? -1 : (kT - t) / 2, t % 2, 7});
     put(keys, kv);
@@ -429,16 +534,16 @@ struct FailClosedBuffers {
 
 kernels::BackwardDataArgs valid_dx_args(const FailClosedBuffers& b) {
   kernels::BackwardDataArgs a;
-  a.g = {b.g_dx, DType::f32, kM, kN};
-  a.w = {b.w, DType::f32, kN, kK};
+  a.g = {b.g_dx, b.od, kM, kN};
+  a.w = {b.w, b.od, kN, kK};
   a.dx = {b.dx, DType::f32, kM, kK};
   return a;
 }
 
 kernels::BackwardWeightArgs valid_dw_args(const FailClosedBuffers& b, bool accumulate) {
   kernels::BackwardWeightArgs a;
-  a.x = {b.x, DType::f32, kT, kK};
-  a.g = {b.g, DType::f32, kT, kN};
+  a.x = {b.x, b.od, kT, kK};
+  a.g = {b.g, b.od, kT, kN};
   a.keys = {b.keys, DType::i64, kT, kW};
   a.dw = {b.dw, DType::f32, kN, kK};
   a.db = {b.db, DType::f32, 1, kN};
@@ -479,70 +584,110 @@ void run_scenarios(const std::vector<Scenario<Args>>& list, const std::function<
     s.mutate(a, id, buf, host);
     const Status st = call(id, a);
     check_cuda(cudaDeviceSynchronize(), "after " + s.name);
-    EXPECT_EQ(st.code, s.expected) << s.name << " -> " << status_code_name(st.code) << " (" << st.message
+    EXPECT_EQ(st.code, s.expected) << id << ": " << s.name << " -> " << status_code_name(st.code) << " (" << st.message
                                    << "), expected " << status_code_name(s.expected);
-    if (st.code == s.expected) std::cout << "[ REFUSED ] " << s.name << ": " << st.message << "\n";
+    if (st.code == s.expected) std::cout << "[ REFUSED ] " << id << ": " << s.name << ": " << st.message << "\n";
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       std::vector<unsigned char> after(outputs[i].second);
       check_cuda(cudaMemcpy(after.data(), outputs[i].first, after.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-      EXPECT_TRUE(after == before[i]) << s.name << ": output " << i << " changed";
+      EXPECT_TRUE(after == before[i]) << id << ": " << s.name << ": output " << i << " changed";
     }
   }
 }
 
-TEST_F(BackwardKernels, DataFailsClosed) {
+// The operand dtype a flavour does not take, named for the scenarios.
+DType other_operand_dtype(const Flavour& f) { return f.bf16 ? DType::f32 : DType::bf16; }
+std::string is_other(const char* operand, const Flavour& f) {
+  return std::string(operand) + " is " + std::string(dtype_name(other_operand_dtype(f))) + " (the variant takes " +
+         std::string(dtype_name(operand_dtype(f.bf16))) + ")";
+}
+
+TEST_P(BackwardKernels, DataFailsClosed) {
   using A = kernels::BackwardDataArgs;
-  const FailClosedBuffers buf;
-  auto args = [](auto f) {
-    return [f](A& a, std::string&, const FailClosedBuffers&, HostBlocks&) { f(a); };
-  };
+  using B = const FailClosedBuffers&;
+  const Flavour& f = flavour();
+  const FailClosedBuffers buf(f.bf16);
+  const std::int64_t es = buf.es;
+  const DType other = other_operand_dtype(f);
+  auto args = [](auto fn) { return [fn](A& a, std::string&, B, HostBlocks&) { fn(a); }; };
+  const char* dw_id = f.dw;
   const std::vector<Scenario<A>> list = {
-      {"a dW variant id", StatusCode::unknown_variant, [](A&, std::string& id, const FailClosedBuffers&, HostBlocks&) { id = kDw; }},
+      {"a dW variant id", StatusCode::unknown_variant, [dw_id](A&, std::string& id, B, HostBlocks&) { id = dw_id; }},
+      {is_other("g", f), StatusCode::wrong_dtype, args([other](A& a) { a.g.dtype = other; })},
+      {is_other("w", f), StatusCode::wrong_dtype, args([other](A& a) { a.w.dtype = other; })},
       {"g is f16", StatusCode::wrong_dtype, args([](A& a) { a.g.dtype = DType::f16; })},
-      {"w is bf16", StatusCode::wrong_dtype, args([](A& a) { a.w.dtype = DType::bf16; })},
+      {"dx is bf16", StatusCode::wrong_dtype, args([](A& a) { a.dx.dtype = DType::bf16; })},
       {"dx is f64", StatusCode::wrong_dtype, args([](A& a) { a.dx.dtype = DType::f64; })},
-      {"M = 0", StatusCode::bad_size, args([](A& a) { a.g.rows = 0; a.dx.rows = 0; })},
-      {"N = -1", StatusCode::bad_size, args([](A& a) { a.g.cols = -1; a.w.rows = -1; })},
-      {"K = 0", StatusCode::bad_size, args([](A& a) { a.w.cols = 0; a.dx.cols = 0; })},
+      {"M = 0", StatusCode::bad_size, args([](A& a) {
+         a.g.rows = 0;
+         a.dx.rows = 0;
+       })},
+      {"N = -1", StatusCode::bad_size, args([](A& a) {
+         a.g.cols = -1;
+         a.w.rows = -1;
+       })},
+      {"K = 0", StatusCode::bad_size, args([](A& a) {
+         a.w.cols = 0;
+         a.dx.cols = 0;
+       })},
       {"w.rows != g.cols", StatusCode::inconsistent_size, args([](A& a) { a.w.rows = kN + 1; })},
       {"dx rows != M", StatusCode::inconsistent_size, args([](A& a) { a.dx.rows = kM - 1; })},
       {"dx cols != K", StatusCode::inconsistent_size, args([](A& a) { a.dx.cols = kK + 1; })},
       {"g is null", StatusCode::null_pointer, args([](A& a) { a.g.data = nullptr; })},
       {"dx is null", StatusCode::null_pointer, args([](A& a) { a.dx.data = nullptr; })},
       {"g is pageable host memory", StatusCode::host_pointer,
-       [](A& a, std::string&, const FailClosedBuffers&, HostBlocks& h) { a.g.data = h.pageable.data(); }},
+       [](A& a, std::string&, B, HostBlocks& h) { a.g.data = h.pageable.data(); }},
       {"w is pinned host memory", StatusCode::host_pointer,
-       [](A& a, std::string&, const FailClosedBuffers&, HostBlocks& h) { a.w.data = h.pinned; }},
+       [](A& a, std::string&, B, HostBlocks& h) { a.w.data = h.pinned; }},
       {"g is misaligned by 1 byte", StatusCode::misaligned,
        args([](A& a) { a.g.data = static_cast<const char*>(a.g.data) + 1; })},
-      {"dx is g", StatusCode::aliasing, [](A& a, std::string&, const FailClosedBuffers& b, HostBlocks&) { a.dx.data = b.g_dx; }},
-      {"dx overlaps the end of w", StatusCode::aliasing,
-       [](A& a, std::string&, const FailClosedBuffers& b, HostBlocks&) { a.w.data = b.dx - (kN * kK - 1); }},
+      {"dx is g", StatusCode::aliasing, [](A& a, std::string&, B b, HostBlocks&) { a.dx.data = b.g_dx; }},
+      {"dx overlaps the last element of w", StatusCode::aliasing,
+       [es](A& a, std::string&, B b, HostBlocks&) {
+         a.w.data = reinterpret_cast<const char*>(b.dx) - (kN * kK - 1) * es;
+       }},
   };
   // The valid call itself succeeds (so the scenarios fail for their one defect).
   const std::vector<std::pair<void*, std::size_t>> outputs = {{buf.dx, kM * kK * sizeof(float)}};
-  EXPECT_TRUE(kernels::backward_data(kDx, valid_dx_args(buf)).ok());
+  EXPECT_TRUE(kernels::backward_data(f.dx, valid_dx_args(buf)).ok());
   check_cuda(cudaDeviceSynchronize(), "valid dX call");
   run_scenarios<A>(
-      list, [&] { return valid_dx_args(buf); }, kDx,
+      list, [&] { return valid_dx_args(buf); }, f.dx,
       [](const std::string& id, const A& a) { return kernels::backward_data(id, a); }, buf, outputs);
 }
 
-TEST_F(BackwardKernels, WeightFailsClosed) {
+TEST_P(BackwardKernels, WeightFailsClosed) {
   using A = kernels::BackwardWeightArgs;
-  const FailClosedBuffers buf;
-  auto args = [](auto f) {
-    return [f](A& a, std::string&, const FailClosedBuffers&, HostBlocks&) { f(a); };
-  };
   using B = const FailClosedBuffers&;
+  const Flavour& f = flavour();
+  const FailClosedBuffers buf(f.bf16);
+  const std::int64_t es = buf.es;
+  const DType other = other_operand_dtype(f);
+  auto args = [](auto fn) { return [fn](A& a, std::string&, B, HostBlocks&) { fn(a); }; };
+  const char* dx_id = f.dx;
   std::vector<Scenario<A>> list = {
-      {"a dX variant id", StatusCode::unknown_variant, [](A&, std::string& id, B, HostBlocks&) { id = kDx; }},
-      {"x is bf16", StatusCode::wrong_dtype, args([](A& a) { a.x.dtype = DType::bf16; })},
+      {"a dX variant id", StatusCode::unknown_variant, [dx_id](A&, std::string& id, B, HostBlocks&) { id = dx_id; }},
+      {is_other("x", f), StatusCode::wrong_dtype, args([other](A& a) { a.x.dtype = other; })},
+      {is_other("g", f), StatusCode::wrong_dtype, args([other](A& a) { a.g.dtype = other; })},
+      {"g is f16", StatusCode::wrong_dtype, args([](A& a) { a.g.dtype = DType::f16; })},
       {"dw is f16", StatusCode::wrong_dtype, args([](A& a) { a.dw.dtype = DType::f16; })},
+      {"dw is bf16", StatusCode::wrong_dtype, args([](A& a) { a.dw.dtype = DType::bf16; })},
       {"db is f64", StatusCode::wrong_dtype, args([](A& a) { a.db.dtype = DType::f64; })},
-      {"T = -1", StatusCode::bad_size, args([](A& a) { a.x.rows = -1; a.g.rows = -1; a.keys.rows = -1; })},
-      {"K = 0", StatusCode::bad_size, args([](A& a) { a.x.cols = 0; a.dw.cols = 0; })},
-      {"N = 0", StatusCode::bad_size, args([](A& a) { a.g.cols = 0; a.dw.rows = 0; a.db.cols = 0; })},
+      {"db is bf16", StatusCode::wrong_dtype, args([](A& a) { a.db.dtype = DType::bf16; })},
+      {"T = -1", StatusCode::bad_size, args([](A& a) {
+         a.x.rows = -1;
+         a.g.rows = -1;
+         a.keys.rows = -1;
+       })},
+      {"K = 0", StatusCode::bad_size, args([](A& a) {
+         a.x.cols = 0;
+         a.dw.cols = 0;
+       })},
+      {"N = 0", StatusCode::bad_size, args([](A& a) {
+         a.g.cols = 0;
+         a.dw.rows = 0;
+         a.db.cols = 0;
+       })},
       {"g.rows != x.rows", StatusCode::inconsistent_size, args([](A& a) { a.g.rows = kT - 1; })},
       {"dw is [N+1, K]", StatusCode::inconsistent_size, args([](A& a) { a.dw.rows = kN + 1; })},
       {"db has N-1 entries", StatusCode::inconsistent_size, args([](A& a) { a.db.cols = kN - 1; })},
@@ -558,16 +703,21 @@ TEST_F(BackwardKernels, WeightFailsClosed) {
        [](A& a, std::string&, B, HostBlocks& h) { a.keys.data = h.pageable.data(); }},
       {"keys are pinned host memory", StatusCode::host_pointer,
        [](A& a, std::string&, B, HostBlocks& h) { a.keys.data = h.pinned; }},
-      {"x is pinned host memory", StatusCode::host_pointer, [](A& a, std::string&, B, HostBlocks& h) { a.x.data = h.pinned; }},
+      {"x is pinned host memory", StatusCode::host_pointer,
+       [](A& a, std::string&, B, HostBlocks& h) { a.x.data = h.pinned; }},
+      {"g is misaligned by 1 byte", StatusCode::misaligned,
+       args([](A& a) { a.g.data = static_cast<const char*>(a.g.data) + 1; })},
       {"keys are misaligned by 4 bytes", StatusCode::misaligned,
        args([](A& a) { a.keys.data = static_cast<const char*>(a.keys.data) + 4; })},
       {"db is misaligned by 2 bytes", StatusCode::misaligned,
        args([](A& a) { a.db.data = static_cast<char*>(a.db.data) + 2; })},
       {"dw aliases x", StatusCode::aliasing, [](A& a, std::string&, B b, HostBlocks&) { a.x.data = b.dw; }},
-      {"dw overlaps the end of g", StatusCode::aliasing,
-       [](A& a, std::string&, B b, HostBlocks&) { a.g.data = b.dw - (kT * kN - 2); }},
+      {"dw overlaps the last two elements of g", StatusCode::aliasing,
+       [es](A& a, std::string&, B b, HostBlocks&) {
+         a.g.data = reinterpret_cast<const char*>(b.dw) - (kT * kN - 2) * es;
+       }},
       {"db overlaps dw", StatusCode::aliasing, [](A& a, std::string&, B b, HostBlocks&) { a.db.data = b.dw + kK; }},
-      {"db is inside g", StatusCode::aliasing, [](A& a, std::string&, B b, HostBlocks&) { a.db.data = b.g + 4; }},
+      {"db is inside g", StatusCode::aliasing, [](A& a, std::string&, B b, HostBlocks&) { a.db.data = b.g + 8; }},
       {"dw overlaps the keys", StatusCode::aliasing,
        [](A& a, std::string&, B b, HostBlocks&) { a.keys.data = b.dw + 2; }},
       {"two active rows share a key", StatusCode::duplicate_key,
@@ -593,11 +743,114 @@ TEST_F(BackwardKernels, WeightFailsClosed) {
   const std::vector<std::pair<void*, std::size_t>> outputs = {{buf.dw, kN * kK * sizeof(float)},
                                                               {buf.db, kN * sizeof(float)}};
   for (const bool accumulate : {false, true}) {
-    EXPECT_TRUE(kernels::backward_weight(kDw, valid_dw_args(buf, accumulate)).ok());
+    EXPECT_TRUE(kernels::backward_weight(f.dw, valid_dw_args(buf, accumulate)).ok());
     check_cuda(cudaDeviceSynchronize(), "valid dW call");
     run_scenarios<A>(
-        list, [&] { return valid_dw_args(buf, accumulate); }, kDw,
+        list, [&] { return valid_dw_args(buf, accumulate); }, f.dw,
         [](const std::string& id, const A& a) { return kernels::backward_weight(id, a); }, buf, outputs);
+  }
+}
+
+// ---- across flavours ------------------------------------------------------------------------------
+
+class BackwardKernelsAll : public GpuTest {};
+
+TEST_F(BackwardKernelsAll, VariantsClaimTheirContracts) {
+  for (const Flavour& f : flavours()) {
+    const KernelVariant* dx = kernels::find_backward_variant(f.dx);
+    const KernelVariant* dw = kernels::find_backward_variant(f.dw);
+    ASSERT_TRUE(dx && dw) << f.name;
+    EXPECT_EQ(dx->contract_id, f.dx_contract().id);
+    EXPECT_EQ(dw->contract_id, f.dw_contract().id);
+    for (const KernelVariant* v : {dx, dw}) {
+      EXPECT_FALSE(v->is_mutant) << v->id;
+      EXPECT_EQ(v->operand_dtype, operand_dtype(f.bf16)) << v->id;
+      EXPECT_EQ(v->min_sm, f.min_sm) << v->id;
+      EXPECT_EQ(v->max_sm, f.max_sm) << v->id;
+    }
+  }
+  const KernelVariant* mutant = kernels::find_backward_variant(kMutant);
+  ASSERT_TRUE(mutant);
+  EXPECT_EQ(mutant->contract_id, contract_bwd_dw_f32_fma_chain().id);
+  EXPECT_TRUE(mutant->is_mutant);
+}
+
+TEST_F(BackwardKernelsAll, OutOfRangeVariantsRefuseTheDevice) {
+  // Every production backward variant whose SM range excludes this GPU refuses a valid call with
+  // unsupported_device, writing nothing (and plan_backward_weight refuses it too).
+  int checked = 0;
+  for (const Flavour& f : flavours()) {
+    const FailClosedBuffers buf(f.bf16);
+    const KernelVariant* dx = kernels::find_backward_variant(f.dx);
+    const KernelVariant* dw = kernels::find_backward_variant(f.dw);
+    ASSERT_TRUE(dx && dw) << f.name;
+    if (const std::string why = outside_sm_range(*dx); !why.empty()) {
+      using A = kernels::BackwardDataArgs;
+      run_scenarios<A>(
+          {{why, StatusCode::unsupported_device, [](A&, std::string&, const FailClosedBuffers&, HostBlocks&) {}}},
+          [&] { return valid_dx_args(buf); }, f.dx,
+          [](const std::string& id, const A& a) { return kernels::backward_data(id, a); }, buf,
+          {{buf.dx, kM * kK * sizeof(float)}});
+      ++checked;
+    }
+    if (const std::string why = outside_sm_range(*dw); !why.empty()) {
+      using A = kernels::BackwardWeightArgs;
+      for (const bool accumulate : {false, true})
+        run_scenarios<A>(
+            {{why, StatusCode::unsupported_device, [](A&, std::string&, const FailClosedBuffers&, HostBlocks&) {}}},
+            [&] { return valid_dw_args(buf, accumulate); }, f.dw,
+            [](const std::string& id, const A& a) { return kernels::backward_weight(id, a); }, buf,
+            {{buf.dw, kN * kK * sizeof(float)}, {buf.db, kN * sizeof(float)}});
+      kernels::BackwardWeightPlan plan;
+      EXPECT_EQ(kernels::plan_backward_weight(f.dw, valid_dw_args(buf, false), &plan).code,
+                StatusCode::unsupported_device)
+          << f.dw;
+      ++checked;
+    }
+  }
+  std::cout << "[ NOTE ] " << checked << " variant(s) outside this GPU's SM range checked for unsupported_device\n";
+}
+
+TEST_F(BackwardKernelsAll, CallOrderMutantIsCaught) {
+  const Flavour& f = flavours()[0];  // the FP32 flavour, whose dW tile the mutant shares
+  // The reviewer's repro with the rows in call order (0, 2, 1): the mutant chains 1, -1, 2^-24.
+  const BackwardWeightProblem repro = reviewers_repro({0, 2, 1}, false);
+  const std::string on_repro = first_difference(gpu_dw(kMutant, repro), emulate_dw(f, repro));
+  EXPECT_NE(on_repro, "") << kMutant << " agrees with the contract on the reviewer's repro";
+  if (!on_repro.empty()) std::cout << "[ CAUGHT ] " << kMutant << " on the reviewer's repro: " << on_repro << "\n";
+  int caught_at = -1;
+  std::string detail;
+  // Random cases: keys in random order over every value family, until the first mismatch.
+  const auto& families = properties::all_families();
+  Rng rng(20261130);
+  for (int i = 1; caught_at < 0 && i <= 500; ++i) {
+    ForwardCase c;
+    c.M = 1 + rng.in_range(0, 8);
+    c.N = 1 + rng.in_range(0, 8);
+    c.K = 2 + rng.in_range(0, 64);
+    c.family = families[static_cast<std::size_t>(i) % families.size()];
+    c.has_bias = true;
+    c.seed = rng.next();
+    const BackwardWeightProblem p = keyed_problem(c, 2, 1);
+    if (const std::string d = first_difference(gpu_dw(kMutant, p), emulate_dw(f, p)); !d.empty()) {
+      caught_at = i;
+      detail = describe(p, c) + ": " + d;
+    }
+  }
+  EXPECT_GE(caught_at, 1) << kMutant << " survived 500 random cases with keys in random order";
+  if (caught_at >= 0)
+    std::cout << "[ CAUGHT ] " << kMutant << " after " << caught_at << " random case(s): " << detail << "\n";
+  // It is only the order: with keys already ascending the mutant agrees with the contract.
+  for (int i = 0; i < 20; ++i) {
+    ForwardCase c;
+    c.M = 1 + rng.in_range(0, 8);
+    c.N = 1 + rng.in_range(0, 8);
+    c.K = 2 + rng.in_range(0, 64);
+    c.family = ValueFamily::order_2m24;
+    c.has_bias = true;
+    c.seed = rng.next();
+    const BackwardWeightProblem p = weight_problem(c, 3, /*ascending_keys=*/true);
+    EXPECT_EQ(first_difference(gpu_dw(kMutant, p), emulate_dw(f, p)), "") << describe(p, c);
   }
 }
 
