@@ -9,9 +9,6 @@
 #include "core/float_bits.h"
 
 namespace ordo::properties {
-namespace {
-
-// Values as 8-hex-digit bit patterns: exact, NaN payloads and signed zeros included.
 nlohmann::json to_hex(const std::vector<float>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (float f : v) a.push_back(hex_bits(f).substr(2));
@@ -26,8 +23,6 @@ std::vector<float> from_hex(const nlohmann::json& a, std::size_t expected, const
   for (const auto& s : a) v.push_back(float_of(static_cast<std::uint32_t>(std::stoul(s.get<std::string>(), nullptr, 16))));
   return v;
 }
-
-}  // namespace
 
 void write_golden_file(const GoldenFile& f, const std::string& path) {
   nlohmann::json j;

@@ -1,4 +1,6 @@
 #pragma once
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <vector>
 
@@ -24,6 +26,11 @@ struct GoldenFile {
 };
 
 void write_golden_file(const GoldenFile& f, const std::string& path);
+
+// Values as 8-hex-digit binary32 bit patterns (exact: NaN payloads and signed zeros included), and back;
+// from_hex throws std::runtime_error unless the array holds `expected` values.
+nlohmann::json to_hex(const std::vector<float>& v);
+std::vector<float> from_hex(const nlohmann::json& a, std::size_t expected, const char* what);
 GoldenFile read_golden_file(const std::string& path);  // throws std::runtime_error on a malformed file
 
 }  // namespace ordo::properties

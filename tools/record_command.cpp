@@ -2,9 +2,13 @@
 #include <filesystem>
 
 #include "backends/backend.h"
+#include "backends/backward_backend.h"
 #include "core/build_info.h"
+#include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
+#include "properties/backward_case.h"
 #include "properties/forward_case.h"
+#include "properties/golden_backward.h"
 #include "properties/golden_corpus.h"
 #include "tools/commands.h"
 
@@ -16,6 +20,58 @@ struct RecordOptions {
   std::uint64_t seed = 1;
   std::string out_dir = "corpus/golden";
 };
+
+// Backward variants: dX cases for dX variants, dW/db cases (keys of width 0, 2 or 3, padding rows) for
+// dW variants, one ordo.golden-backward/1 file each. Returns the number of files written.
+int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
+  const properties::ShapeLimits limits{.max_m = 24, .max_n = 24, .max_k = 70, .max_volume = 1 << 12};
+  int written = 0;
+  for (const auto* list : {&kernels::backward_data_variants(), &kernels::backward_weight_variants()}) {
+    for (const KernelVariant& v : *list) {
+      if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
+      const bool is_data = list == &kernels::backward_data_variants();
+      auto kernel = make_backward_cuda_backend(v.id);
+      properties::GoldenBackwardFile f;
+      f.variant = v.id;
+      f.contract = v.contract_id;
+      f.gpu = gpu.name + ", sm_" + std::to_string(gpu.sm) + ", CUDA driver API " + std::to_string(gpu.driver_version);
+      f.commit = build_git_commit();
+      const auto gen = properties::gen_forward_case(limits, properties::all_families(), v.operand_dtype == DType::bf16);
+      rc::Random root(o.seed);
+      for (int i = 0; i < o.cases; ++i) {
+        const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();
+        properties::GoldenBackwardCase g;
+        g.family = std::string(properties::family_name(c.family));
+        Status status;
+        if (is_data) {
+          g.data = properties::data_problem(c);
+          BackendResult r = kernel->data(*g.data);
+          status = r.status;
+          g.dx = std::move(r.y);
+        } else {
+          const std::int64_t width = c.seed % 3 == 0 ? 0 : 2 + static_cast<std::int64_t>(c.seed % 2);
+          BackwardWeightProblem p = properties::weight_problem(c, width);
+          if (width > 0) p = properties::with_padding(p, static_cast<std::int64_t>((c.seed >> 8) % 4), c.seed ^ 0x676f6cull);
+          g.weight = p;
+          BackwardWeightRun r = kernel->weight({p});
+          status = r.status;
+          g.dw = std::move(r.result);
+        }
+        if (!status.ok()) {
+          std::printf("ordo record-golden: %s refused a case: %s\n", v.id.c_str(), status.to_string().c_str());
+          return written;
+        }
+        f.cases.push_back(std::move(g));
+      }
+      std::filesystem::create_directories(o.out_dir + "-backward");
+      const std::string path = o.out_dir + "-backward/" + v.id + ".json";
+      properties::write_golden_backward_file(f, path);
+      std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
+      ++written;
+    }
+  }
+  return written;
+}
 
 int run_record(const RecordOptions& o) {
   const kernels::DeviceInfo gpu = kernels::device_info(0);
@@ -54,6 +110,7 @@ int run_record(const RecordOptions& o) {
     std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
     ++written;
   }
+  written += record_backward(o, gpu);
   return written > 0 ? 0 : 1;
 }
 
@@ -64,7 +121,8 @@ void register_record(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "record-golden",
       "Record golden vectors: small problems and the output bits of every production variant this GPU runs, one JSON "
-      "file per variant (corpus/README.md). CI replays them through the host emulator. Exit 3 without a GPU.");
+      "file per variant (corpus/README.md): forward variants into --out, backward variants into --out with "
+      "\"-backward\" appended. CI replays them through the host emulator. Exit 3 without a GPU.");
   cmd->add_option("--cases", o.cases, "cases per variant")->capture_default_str()->check(CLI::Range(1, 10000));
   cmd->add_option("--seed", o.seed, "seed of the generated cases")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "folder for the golden files")->capture_default_str();
