@@ -76,13 +76,15 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
-// One arrival on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+// One arrival on the barrier at the same shared-memory offset in CTA `cta` of the cluster, with the
+// default semantics (release at CTA scope, as CUTLASS's ClusterBarrier::arrive): the arrival only says
+// that this warp's wgmma reads of the stage are complete, and no data is published through it.
 __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint32_t cta) {
   asm volatile(
       "{\n"
       ".reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
       "}\n" ::"r"(smem_u32(bar)),
       "r"(cta)
       : "memory");
