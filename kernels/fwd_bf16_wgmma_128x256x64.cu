@@ -93,20 +93,28 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// One 64-row consumer's share of one k tile: up to four 16-wide steps, k ascending.
+// One 64-row consumer's share of one k tile: up to four 16-wide steps, k ascending. A whole k tile is
+// four instructions in straight-line code; only the last, partial k tile of a unit branches per step.
+// (wgmma in a conditional block makes ptxas insert a warpgroup.arrive before it, warning C7519.)
+template <int kWidth>
+__device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int kk,
+                                           int scale_d) {
+  if constexpr (kWidth == kBN)
+    sm90::wgmma_m64n256k16_bf16(d, desc_x + 2 * kk, desc_w + 2 * kk, scale_d);  // +32 bytes per k step
+  else
+    sm90::wgmma_m64n128k16_bf16(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, desc_w + 2 * kk, scale_d);
+}
+
 template <int kWidth>
 __device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w,
                                              int steps, int first_scale_d) {
+  if (steps == kBK / 16) {
 #pragma unroll
-  for (int kk = 0; kk < kBK / 16; ++kk) {
-    if (kk < steps) {
-      const int scale_d = kk == 0 ? first_scale_d : 1;
-      if constexpr (kWidth == kBN)
-        sm90::wgmma_m64n256k16_bf16(d, desc_x + 2 * kk, desc_w + 2 * kk, scale_d);  // +32 bytes per k step
-      else
-        sm90::wgmma_m64n128k16_bf16(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, desc_w + 2 * kk,
-                                    scale_d);
-    }
+    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < kBK / 16 - 1; ++kk)
+      if (kk < steps) issue_step<kWidth>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   }
 }
 #endif
@@ -241,7 +249,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
   auto* empty = full + kStages;
   const int k_tiles = (a.K + kBK - 1) / kBK;
-  const int wg = static_cast<int>(threadIdx.x) / 128;
+  // Warp-uniform as far as the compiler can tell (a shuffle from lane 0): without it, ptxas treats the
+  // consumer branch as divergent and serialises every wgmma (warning C7520).
+  const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0);
   const unsigned rank = kCluster > 1 ? cluster_ctarank() : 0;
   const unsigned cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
 
