@@ -1,19 +1,28 @@
-// ordo_bench_backward: times the FP32 backward kernels against cublasSgemm in one process, on the same
-// inputs, with CUDA events. For a forward Y [M,N] = X [M,K] * W [N,K]^T (M = tokens):
-//   dx:        dX [M,K] = G [M,N] * W [N,K]      "sm80.bwd.dx.f32.fma.simt.128x128x16" (backward_data)
-//   dw:        dW [N,K] = G^T * X, rows in place "sm80.bwd.dw.f32.fma.simt.128x128x16" (backward_weight, no keys)
+// ordo_bench_backward: times the backward kernels against cuBLAS in one process, on the same inputs,
+// with CUDA events. For a forward Y [M,N] = X [M,K] * W [N,K]^T (M = tokens):
+//   dx:        dX [M,K] = G [M,N] * W [N,K]      (backward_data)
+//   dw:        dW [N,K] = G^T * X, rows in place (backward_weight, no keys)
 //   dw-gather: the same dW kernel reading the rows through a device index of a random permutation of
 //              the tokens (what a call with keys out of canonical order runs), launched directly: the
 //              key validation, which reads the keys back to the host, is not in its time.
+// --dtype picks the operand dtype (dX, dW are f32 either way):
+//   f32:  "sm80.bwd.dx.f32.fma.simt.128x128x16", "sm80.bwd.dw.f32.fma.simt.128x128x16" against
+//         cublasSgemm;
+//   bf16: G, W, X as bfloat16 bit patterns, "sm90.bwd.dx.bf16.mma-sync.32x32x16",
+//         "sm90.bwd.dw.bf16.mma-sync.32x32x16" against cublasGemmEx (A, B CUDA_R_16BF, C CUDA_R_32F,
+//         CUBLAS_COMPUTE_32F).
 // cuBLAS computes the same product in its own order (split-K where it likes); dW's db is not timed.
 //
-// Method, per shape and product: X, G, W uniform in [-1, 1) generated on the device; one check that
-// the kernel's output matches cuBLAS's within kTolF32Operands of max|out| (a broken kernel is never
-// reported as a fast one); --warmup untimed calls of each; then --reps timed calls of each,
-// interleaved, each after a ~50 us GPU spin so that the host time of the call is hidden and the events
-// bracket GPU time only. Medians are reported, and ratio = kernel / cuBLAS.
-// cuBLAS runs with CUBLAS_DEFAULT_MATH, which never uses TF32; the process refuses to run if
-// NVIDIA_TF32_OVERRIDE is set to anything but "0".
+// Method, per shape and product: X, G, W uniform in [-1, 1) generated on the device (for bf16 the same
+// values rounded to bfloat16, so in [-1, 1]); one check that the kernel's output matches cuBLAS's
+// within the tolerance of bench/tolerance.h for the operand dtype with an f32 output, relative to
+// max|out| (a broken kernel is never reported as a fast one); --warmup untimed calls of each; then
+// --reps timed calls of each, interleaved, each after a ~50 us GPU spin so that the host time of the
+// call is hidden and the events bracket GPU time only. Medians are reported, and ratio = kernel /
+// cuBLAS.
+// cuBLAS runs with CUBLAS_DEFAULT_MATH, which never uses TF32 for SGEMM (the BF16 calls name their
+// compute type, CUBLAS_COMPUTE_32F); the process refuses to run if NVIDIA_TF32_OVERRIDE is set to
+// anything but "0".
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -32,13 +41,18 @@
 
 #include "bench/bench_kernels.h"
 #include "bench/tolerance.h"
+#include "core/dtype.h"
 #include "kernels/backward_api.h"
 #include "kernels/backward_internal.h"
 
 namespace {
 
+using ordo::DType;
+
 constexpr const char* kDx = "sm80.bwd.dx.f32.fma.simt.128x128x16";
 constexpr const char* kDw = "sm80.bwd.dw.f32.fma.simt.128x128x16";
+constexpr const char* kDxBf16 = "sm90.bwd.dx.bf16.mma-sync.32x32x16";
+constexpr const char* kDwBf16 = "sm90.bwd.dw.bf16.mma-sync.32x32x16";
 constexpr std::uint64_t kSpinNs = 50'000;
 constexpr std::uint64_t kSeedX = 0xb0d0001ull, kSeedG = 0xb0d0002ull, kSeedW = 0xb0d0003ull;
 constexpr int kExitError = 1, kExitNoGpu = 2;
@@ -66,8 +80,19 @@ struct Options {
   std::vector<std::string> ops = {"dx", "dw", "dw-gather"};
   int reps = 20, warmup = 3;
   std::string json_path;
-  std::string dx_variant = kDx, dw_variant = kDw;
+  DType dtype = DType::f32;
+  std::string dx_variant, dw_variant;  // after parse_args: the named ones, or the dtype's defaults
 };
+
+bool has_op(const Options& o, const char* op) { return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end(); }
+bool uses_dx(const Options& o) { return has_op(o, "dx"); }
+bool uses_dw(const Options& o) { return has_op(o, "dw") || has_op(o, "dw-gather"); }
+
+// What the reference calls for the operand dtype, for the table header and the JSON.
+const char* cublas_description(DType dtype) {
+  return dtype == DType::bf16 ? "cublasGemmEx bf16 x bf16 -> CUDA_R_32F CUBLAS_COMPUTE_32F"
+                              : "cublasSgemm CUBLAS_DEFAULT_MATH (no TF32)";
+}
 
 // The launcher of a registered dW variant, for the gathered path (which bypasses key validation).
 ordo::kernels::detail::BackwardWeightLaunchFn dw_launcher(const std::string& id) {
@@ -80,23 +105,30 @@ ordo::kernels::detail::BackwardWeightLaunchFn dw_launcher(const std::string& id)
 void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: ordo_bench_backward [options]\n"
-               "Times the FP32 backward kernels against cublasSgemm (FP32, no TF32) on the current GPU, in one\n"
-               "process, on the same inputs. For a forward Y[M,N] = X[M,K] * W[N,K]^T with M tokens:\n"
-               "  dx         dX[M,K] = G[M,N] * W[N,K]                       (%s)\n"
-               "  dw         dW[N,K] = G^T * X, rows in place (no keys)     (%s)\n"
+               "Times the backward kernels against cuBLAS on the current GPU, in one process, on the same\n"
+               "inputs: FP32 operands against cublasSgemm (FP32, no TF32), BF16 operands against cublasGemmEx\n"
+               "(A, B CUDA_R_16BF, C CUDA_R_32F, CUBLAS_COMPUTE_32F); dX and dW are f32 either way. For a\n"
+               "forward Y[M,N] = X[M,K] * W[N,K]^T with M tokens:\n"
+               "  dx         dX[M,K] = G[M,N] * W[N,K]\n"
+               "  dw         dW[N,K] = G^T * X, rows in place (no keys)\n"
                "  dw-gather  the same, rows read through an index of a random permutation of the tokens\n"
                "             (the path of keys out of canonical order; kernel only, key validation not timed)\n"
+               "  --dtype f32|bf16    operand dtype of G, W, X (default f32); the variants must take it\n"
                "  --shapes \"M,N,K;..\"  shapes (default: M in {64,1024,4096,16384} x (K,N) in\n"
-               "                      {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows)\n"
+               "                      f32:  {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows;\n"
+               "                      bf16: {(5376,5376),(4096,5376)})\n"
                "  --ops LIST          comma list of dx, dw, dw-gather (default all three)\n"
-               "  --dx-variant ID     the dX variant to time (default %s)\n"
-               "  --dw-variant ID     the dW variant to time (default %s)\n"
+               "  --dx-variant ID     the dX variant to time (default f32: %s,\n"
+               "                      bf16: %s)\n"
+               "  --dw-variant ID     the dW variant to time (default f32: %s,\n"
+               "                      bf16: %s)\n"
                "  --reps N            timed runs of each implementation per row (default 20); median reported\n"
                "  --warmup N          untimed runs before timing (default 3)\n"
                "  --json PATH         also write the results as JSON\n"
                "  --help              this text\n"
+               "Check tolerance (max|diff| / max|cuBLAS out|): f32 %g, bf16 %g.\n"
                "Exit codes: 0 ok, 1 error or a kernel output that does not match cuBLAS, 2 no GPU.\n",
-               kDx, kDw, kDx, kDw);
+               kDx, kDxBf16, kDw, kDwBf16, ordo::bench::kTolF32Operands, ordo::bench::kTolBf16F32Out);
 }
 
 std::int64_t parse_int(const std::string& s, const char* what, std::int64_t min) {
@@ -147,6 +179,14 @@ Options parse_args(int argc, char** argv) {
       o.warmup = static_cast<int>(std::min<std::int64_t>(parse_int(value(), "--warmup", 0), 100000));
     } else if (a == "--json") {
       o.json_path = value();
+    } else if (a == "--dtype") {
+      const std::string v = value();
+      if (v == "f32")
+        o.dtype = DType::f32;
+      else if (v == "bf16")
+        o.dtype = DType::bf16;
+      else
+        die("bad --dtype \"" + v + "\" (want f32 or bf16)");
     } else if (a == "--dx-variant") {
       o.dx_variant = value();
     } else if (a == "--dw-variant") {
@@ -156,13 +196,44 @@ Options parse_args(int argc, char** argv) {
       die("unknown argument \"" + a + "\"");
     }
   }
-  if (o.shapes.empty())
+  const bool bf16 = o.dtype == DType::bf16;
+  if (o.dx_variant.empty()) o.dx_variant = bf16 ? kDxBf16 : kDx;
+  if (o.dw_variant.empty()) o.dw_variant = bf16 ? kDwBf16 : kDw;
+  if (o.shapes.empty()) {
+    using KN = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    const KN kn = bf16 ? KN{{5376, 5376}, {4096, 5376}} : KN{{32, 5376}, {5376, 32}, {5376, 5376}};
     for (const std::int64_t M : {64, 1024, 4096, 16384})
-      for (const auto& [K, N] : {std::pair<std::int64_t, std::int64_t>{32, 5376}, {5376, 32}, {5376, 5376}})
-        o.shapes.push_back({M, N, K});
+      for (const auto& [K, N] : kn) o.shapes.push_back({M, N, K});
+  }
   for (const Shape& s : o.shapes)
     if (s.M > INT32_MAX || s.N > INT32_MAX || s.K > INT32_MAX) die("a shape exceeds cuBLAS's 32-bit sizes");
+  // The variants of the requested ops must exist and take the operand dtype (the gathered dW path
+  // calls the launcher directly, past the API's dtype check).
+  auto check_variant = [&](const std::string& id, const std::vector<ordo::KernelVariant>& list, const char* kind) {
+    const auto it = std::find_if(list.begin(), list.end(), [&](const ordo::KernelVariant& v) { return v.id == id; });
+    if (it == list.end()) {
+      std::string known;
+      for (const ordo::KernelVariant& v : list)
+        if (!v.is_mutant) known += "\n  " + v.id;
+      die(std::string("no ") + kind + " variant \"" + id + "\"; registered (besides the mutants):" + known);
+    }
+    if (it->operand_dtype != o.dtype)
+      die(id + " takes " + std::string(ordo::dtype_name(it->operand_dtype)) + " operands, not --dtype " +
+          std::string(ordo::dtype_name(o.dtype)));
+  };
+  if (uses_dx(o)) check_variant(o.dx_variant, ordo::kernels::backward_data_variants(), "dX");
+  if (uses_dw(o)) check_variant(o.dw_variant, ordo::kernels::backward_weight_variants(), "dW");
   return o;
+}
+
+// Exits 1 when the GPU's SM is outside the variant's range (the API refuses such a call; the gathered
+// launcher would not).
+void check_sm(const std::string& id, int sm) {
+  const ordo::KernelVariant* v = ordo::kernels::find_backward_variant(id);
+  if (!v) die("no variant " + id);
+  if (sm < v->min_sm || (v->max_sm != 0 && sm > v->max_sm))
+    die(id + " runs on sm_" + std::to_string(v->min_sm) + (v->max_sm ? " to sm_" + std::to_string(v->max_sm) : "+") +
+        "; this GPU is sm_" + std::to_string(sm));
 }
 
 class DeviceBuffer {
@@ -173,7 +244,9 @@ class DeviceBuffer {
   ~DeviceBuffer() { cudaFree(p_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* v() const { return p_; }
   float* f() const { return static_cast<float*>(p_); }
+  std::uint16_t* h() const { return static_cast<std::uint16_t*>(p_); }  // bfloat16 bit patterns
   int* i() const { return static_cast<int*>(p_); }
 
  private:
@@ -191,7 +264,7 @@ double tflops(const Shape& s, double ms) {
 }
 
 struct Row {
-  std::string op, kernel;
+  std::string op, kernel, dtype;
   Shape s{};
   double ms = 0, cublas_ms = 0, rel_diff = 0;
   int reps = 0;
@@ -239,16 +312,19 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ord
     << ", \"driver\": " << dev.driver_version << ", \"cuda_runtime\": " << dev.runtime_version
     << ", \"cublas\": " << cublas_version << "},\n";
   f << "  \"method\": {\"reps\": " << o.reps << ", \"warmup\": " << o.warmup << ", \"spin_ns\": " << kSpinNs
-    << ", \"statistic\": \"median\", \"cublas\": \"cublasSgemm CUBLAS_DEFAULT_MATH (no TF32)\"},\n";
+    << ", \"statistic\": \"median\", \"dtype\": \"" << ordo::dtype_name(o.dtype) << "\", \"out_dtype\": \"f32\""
+    << ", \"cublas\": \"" << cublas_description(o.dtype) << "\", \"tolerance\": "
+    << (o.dtype == DType::bf16 ? ordo::bench::kTolBf16F32Out : ordo::bench::kTolF32Operands) << "},\n";
   f << "  \"bench\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "%s\n    {\"op\": \"%s\", \"kernel\": \"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"ms\": %.6f, "
+                  "%s\n    {\"op\": \"%s\", \"kernel\": \"%s\", \"dtype\": \"%s\", \"M\": %lld, \"N\": %lld, "
+                  "\"K\": %lld, \"ms\": %.6f, "
                   "\"cublas_ms\": %.6f, \"ratio\": %.4f, \"tflops\": %.3f, \"cublas_tflops\": %.3f, \"reps\": %d, "
                   "\"rel_diff\": %.3e, \"matches\": %s}",
-                  i ? "," : "", r.op.c_str(), r.kernel.c_str(), static_cast<long long>(r.s.M),
+                  i ? "," : "", r.op.c_str(), r.kernel.c_str(), r.dtype.c_str(), static_cast<long long>(r.s.M),
                   static_cast<long long>(r.s.N), static_cast<long long>(r.s.K), r.ms, r.cublas_ms,
                   r.cublas_ms > 0 ? r.ms / r.cublas_ms : 0.0, tflops(r.s, r.ms), tflops(r.s, r.cublas_ms), r.reps,
                   std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.matches ? "true" : "false");
@@ -268,6 +344,9 @@ int main(int argc, char** argv) {
   const ordo::kernels::DeviceInfo dev = ordo::kernels::device_info(0);
   if (!dev.present) die("no GPU: this benchmark needs a CUDA GPU (" + dev.reason + ")", kExitNoGpu);
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  if (uses_dx(o)) check_sm(o.dx_variant, dev.sm);
+  if (uses_dw(o)) check_sm(o.dw_variant, dev.sm);
+  const bool bf16 = o.dtype == DType::bf16;
 
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -280,6 +359,10 @@ int main(int argc, char** argv) {
   std::printf("GPU: %s (sm_%d, %d SMs), driver %d, runtime %d, cuBLAS %d; reps %d (median), warmup %d\n",
               dev.name.c_str(), dev.sm, dev.sm_count, dev.driver_version, dev.runtime_version, cublas_version, o.reps,
               o.warmup);
+  const double tol = bf16 ? ordo::bench::kTolBf16F32Out : ordo::bench::kTolF32Operands;
+  std::printf("dtype: %s operands, f32 outputs; dx %s, dw %s; cuBLAS: %s; tolerance %g\n",
+              std::string(ordo::dtype_name(o.dtype)).c_str(), o.dx_variant.c_str(), o.dw_variant.c_str(),
+              cublas_description(o.dtype), tol);
 
   std::size_t mk = 1, mn = 1, nk = 1, m = 1;
   for (const Shape& s : o.shapes) {
@@ -288,11 +371,18 @@ int main(int argc, char** argv) {
     nk = std::max(nk, static_cast<std::size_t>(s.N * s.K));
     m = std::max(m, static_cast<std::size_t>(s.M));
   }
-  const DeviceBuffer x(mk * 4), g(mn * 4), w(nk * 4), out_k(std::max(mk, nk) * 4), out_c(std::max(mk, nk) * 4),
+  const std::size_t es = ordo::dtype_size(o.dtype);  // bytes per operand element
+  const DeviceBuffer x(mk * es), g(mn * es), w(nk * es), out_k(std::max(mk, nk) * 4), out_c(std::max(mk, nk) * 4),
       perm(m * 4);
-  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(x.f(), mk, kSeedX, stream)), "fill x");
-  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(g.f(), mn, kSeedG, stream)), "fill g");
-  check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(w.f(), nk, kSeedW, stream)), "fill w");
+  if (bf16) {
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform_bf16(x.h(), mk, kSeedX, stream)), "fill x");
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform_bf16(g.h(), mn, kSeedG, stream)), "fill g");
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform_bf16(w.h(), nk, kSeedW, stream)), "fill w");
+  } else {
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(x.f(), mk, kSeedX, stream)), "fill x");
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(g.f(), mn, kSeedG, stream)), "fill g");
+    check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(w.f(), nk, kSeedW, stream)), "fill w");
+  }
 
   std::printf("\n%-10s %6s %6s %6s %10s %10s %7s %9s %9s  %s\n", "op", "M", "N", "K", "kernel_ms", "cublas_ms",
               "ratio", "kern_TF/s", "cubl_TF/s", "check (max|diff|/max|out|)");
@@ -304,6 +394,7 @@ int main(int argc, char** argv) {
       Row r;
       r.op = op;
       r.kernel = op == "dx" ? o.dx_variant : o.dw_variant;
+      r.dtype = std::string(ordo::dtype_name(o.dtype));
       r.s = s;
       r.reps = o.reps;
       const float one = 1.0f, zero = 0.0f;
@@ -311,13 +402,22 @@ int main(int argc, char** argv) {
       std::size_t out_elems = 0;
       if (op == "dx") {
         // Column-major: dX^T [K,M] = W^T [K,N] * G^T [N,M]; row-major W and G are W^T (ld K), G^T (ld N).
-        reference = [&, M, N, K] {
-          check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, K, M, N, &one, w.f(), K, g.f(), N, &zero, out_c.f(), K),
-                       "cublasSgemm (dX)");
-        };
+        if (bf16)
+          reference = [&, M, N, K] {
+            check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, K, M, N, &one, w.h(), CUDA_R_16BF, K, g.h(),
+                                      CUDA_R_16BF, N, &zero, out_c.f(), CUDA_R_32F, K, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmEx (dX)");
+          };
+        else
+          reference = [&, M, N, K] {
+            check_cublas(
+                cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, K, M, N, &one, w.f(), K, g.f(), N, &zero, out_c.f(), K),
+                "cublasSgemm (dX)");
+          };
         ordo::kernels::BackwardDataArgs a;
-        a.g = {g.f(), ordo::DType::f32, s.M, s.N};
-        a.w = {w.f(), ordo::DType::f32, s.N, s.K};
+        a.g = {g.v(), o.dtype, s.M, s.N};
+        a.w = {w.v(), o.dtype, s.N, s.K};
         a.dx = {out_k.f(), ordo::DType::f32, s.M, s.K};
         a.stream = stream;
         kernel = [a, id = o.dx_variant] {
@@ -326,15 +426,24 @@ int main(int argc, char** argv) {
         out_elems = static_cast<std::size_t>(s.M * s.K);
       } else {
         // Column-major: dW^T [K,N] = X^T [K,T] * G [T,N]; row-major X is X^T (ld K), G is G^T (ld N).
-        reference = [&, M, N, K] {
-          check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, &one, x.f(), K, g.f(), N, &zero, out_c.f(), K),
-                       "cublasSgemm (dW)");
-        };
+        if (bf16)
+          reference = [&, M, N, K] {
+            check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, &one, x.h(), CUDA_R_16BF, K, g.h(),
+                                      CUDA_R_16BF, N, &zero, out_c.f(), CUDA_R_32F, K, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmEx (dW)");
+          };
+        else
+          reference = [&, M, N, K] {
+            check_cublas(
+                cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, &one, x.f(), K, g.f(), N, &zero, out_c.f(), K),
+                "cublasSgemm (dW)");
+          };
         out_elems = static_cast<std::size_t>(s.N * s.K);
         if (op == "dw") {
           ordo::kernels::BackwardWeightArgs a;
-          a.x = {x.f(), ordo::DType::f32, s.M, s.K};
-          a.g = {g.f(), ordo::DType::f32, s.M, s.N};
+          a.x = {x.v(), o.dtype, s.M, s.K};
+          a.g = {g.v(), o.dtype, s.M, s.N};
           a.dw = {out_k.f(), ordo::DType::f32, s.N, s.K};
           a.stream = stream;
           kernel = [a, id = o.dw_variant] {
@@ -354,9 +463,15 @@ int main(int argc, char** argv) {
           }
           check_cuda(cudaMemcpy(perm.i(), order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
                      "cudaMemcpy (order)");
+          // Only the pointers of the variant's operand dtype are set (checked in parse_args).
           ordo::kernels::detail::BackwardWeightLaunch p;
-          p.x = x.f();
-          p.g = g.f();
+          if (bf16) {
+            p.x_bf16 = x.h();
+            p.g_bf16 = g.h();
+          } else {
+            p.x = x.f();
+            p.g = g.f();
+          }
           p.rows = perm.i();
           p.R = M;
           p.dw = out_k.f();
@@ -377,11 +492,11 @@ int main(int argc, char** argv) {
                      ordo::bench::max_abs_diff(out_k.f(), out_c.f(), out_elems, stream, &max_diff, &max_ref)),
                  "compare");
       r.rel_diff = static_cast<double>(max_diff) / std::max(static_cast<double>(max_ref), 1e-30);
-      r.matches = std::isfinite(r.rel_diff) && r.rel_diff < ordo::bench::kTolF32Operands;
+      r.matches = std::isfinite(r.rel_diff) && r.rel_diff < tol;
       if (!r.matches)
         std::printf("WARNING: %s M=%d N=%d K=%d: kernel output does not match cuBLAS (%g >= %g); its timing is not "
                     "meaningful\n",
-                    op.c_str(), M, N, K, r.rel_diff, ordo::bench::kTolF32Operands);
+                    op.c_str(), M, N, K, r.rel_diff, tol);
       all_ok = all_ok && r.matches;
       time_pair(kernel, reference, o, stream, &r.ms, &r.cublas_ms);
       std::printf("%-10s %6d %6d %6d %10.4f %10.4f %7.3f %9.2f %9.2f  %s (%.1e)\n", op.c_str(), M, N, K, r.ms,
