@@ -7,7 +7,7 @@
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
 // Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
 // each block loads its own X tile and half of the shared W tile, multicast by TMA into both blocks,
-// halving the L2 traffic for W; on the H200 this is slower at present, so single blocks are the default.
+// halving the L2 traffic for W; on the H200 it runs as fast as single blocks, which stay the default.
 // When the last wave of tile pairs would be at most half full, its tiles are computed as 128x128
 // halves (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
 //
@@ -436,8 +436,8 @@ cudaError_t launch_production(const LaunchParams& p) {
 
 // Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
 // TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an
-// H200), but slower there at present (about 350 against 530-600 TFLOP/s), so it is an opt-in for
-// tuning, not the default.
+// H200) at the same speed within 3% there (reports/evidence/h200-17fe256-wgmma-uniform), so it stays
+// an opt-in.
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const char* cluster = std::getenv("ORDO_WGMMA_CLUSTER");
   if (cluster != nullptr && std::string(cluster) == "2") return launch_production<kTwoBlockCluster>(p);
