@@ -1,5 +1,7 @@
 #include "backends/backward_backend.h"
 
+#include "backends/device_operands.h"
+
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -14,6 +16,11 @@
 
 namespace ordo {
 namespace {
+
+using backends::cuda_status;
+using backends::DeviceBuffer;
+using backends::HostOperand;
+using backends::to_operand;
 
 // ---------------------------------------------------------------------------------------------------
 // Host emulator.
@@ -63,54 +70,6 @@ class BackwardEmulatorBackend final : public BackwardBackend {
 
 // ---------------------------------------------------------------------------------------------------
 // CUDA variants.
-
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  cudaError_t upload(const void* src, std::size_t bytes) {
-    if (bytes == 0) return cudaSuccess;  // stays null: a zero-sized operand
-    cudaError_t e = cudaMalloc(&ptr_, bytes);
-    return e != cudaSuccess ? e : cudaMemcpy(ptr_, src, bytes, cudaMemcpyHostToDevice);
-  }
-  cudaError_t allocate(std::size_t bytes) { return cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-Status cuda_status(cudaError_t e, const char* what) {
-  return Status::error(StatusCode::launch_failed, std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-// An operand as the variant takes it: f32 values as they are, or bf16 bit patterns (the values must
-// be bfloat16 exactly; NaN keeps its upper half).
-struct HostOperand {
-  std::vector<float> f32;
-  std::vector<std::uint16_t> bf16;
-  const void* data() const { return bf16.empty() ? static_cast<const void*>(f32.data()) : bf16.data(); }
-  std::size_t bytes() const { return bf16.empty() ? f32.size() * 4 : bf16.size() * 2; }
-};
-
-Status to_operand(const std::vector<float>& v, DType dtype, HostOperand* out) {
-  if (dtype != DType::bf16) {
-    out->f32 = v;
-    return Status::success();
-  }
-  out->bf16.reserve(v.size());
-  for (float f : v) {
-    const std::uint32_t u = bits_of(f);
-    if ((u & 0xFFFFu) != 0 && !std::isnan(f))
-      return Status::error(StatusCode::tool_error, "operand value " + describe_float(f) + " is not a bfloat16");
-    out->bf16.push_back(static_cast<std::uint16_t>(u >> 16));
-  }
-  return Status::success();
-}
 
 class BackwardCudaBackend final : public BackwardBackend {
  public:

@@ -7,30 +7,16 @@
 #include "core/float_bits.h"
 
 #include "backends/backend.h"
+#include "backends/device_operands.h"
 #include "kernels/forward_api.h"
 
 namespace ordo {
 namespace {
 
-// Device buffer owned for the duration of one call.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  cudaError_t allocate(std::size_t bytes) { return cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-Status cuda_status(cudaError_t e, const char* what) {
-  return Status::error(StatusCode::launch_failed, std::string(what) + ": " + cudaGetErrorString(e));
-}
+using backends::cuda_status;
+using backends::DeviceBuffer;
+using backends::HostOperand;
+using backends::to_operand;
 
 class CudaBackend final : public ForwardBackend {
  public:
@@ -45,26 +31,13 @@ class CudaBackend final : public ForwardBackend {
   std::string contract_id() const override { return contract_id_; }
 
   BackendResult forward(const ForwardProblem& p) override {
-    // bf16 operands travel as their bit patterns: the problem must hold bfloat16 values exactly.
-    std::vector<std::uint16_t> xh, wh;
-    const bool bf16 = operand_dtype_ == DType::bf16;
-    if (bf16) {
-      for (const auto* src : {&p.x, &p.w}) {
-        auto& dst = src == &p.x ? xh : wh;
-        dst.reserve(src->size());
-        for (float f : *src) {
-          const std::uint32_t u = bits_of(f);
-          if ((u & 0xFFFFu) != 0 && !std::isnan(f))
-            return {Status::error(StatusCode::tool_error, "operand value " + describe_float(f) + " is not a bfloat16"), {}};
-          dst.push_back(static_cast<std::uint16_t>(u >> 16));
-        }
-      }
-    }
-    const std::size_t es = bf16 ? 2 : 4;
+    HostOperand x, w;
+    if (Status st = to_operand(p.x, operand_dtype_, &x); !st.ok()) return {st, {}};
+    if (Status st = to_operand(p.w, operand_dtype_, &w); !st.ok()) return {st, {}};
     const std::size_t ys = p.bf16_output ? 2 : 4;
-    const std::size_t xb = p.x.size() * es, wb = p.w.size() * es, yb = static_cast<std::size_t>(p.M * p.N) * ys;
-    const void* xsrc = bf16 ? static_cast<const void*>(xh.data()) : p.x.data();
-    const void* wsrc = bf16 ? static_cast<const void*>(wh.data()) : p.w.data();
+    const std::size_t xb = x.bytes(), wb = w.bytes(), yb = static_cast<std::size_t>(p.M * p.N) * ys;
+    const void* xsrc = x.data();
+    const void* wsrc = w.data();
     DeviceBuffer dx, dw, db, dy;
     cudaError_t e;
     if ((e = dx.allocate(xb)) || (e = dw.allocate(wb)) || (e = dy.allocate(yb)) ||
