@@ -50,60 +50,19 @@ const std::vector<SessionFlavour>& session_flavours() {
   return list;
 }
 
-void check_cuda(cudaError_t e, const std::string& what) {
-  if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
-}
-
-// One device allocation (none for 0 bytes: the pointer is then null).
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_ > 0) check_cuda(cudaMalloc(&p_, bytes_), "cudaMalloc");
-  }
-  template <class T>
-  static DeviceBuffer from(const std::vector<T>& v) {
-    DeviceBuffer a(v.size() * sizeof(T));
-    if (a.p_) check_cuda(cudaMemcpy(a.p_, v.data(), a.bytes_, cudaMemcpyHostToDevice), "cudaMemcpy to device");
-    return a;
-  }
-  ~DeviceBuffer() {
-    if (p_) cudaFree(p_);
-  }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(bytes_, o.bytes_);
-    return *this;
-  }
-  void* get() const { return p_; }
-  void fill(unsigned char byte) const {
-    if (p_) check_cuda(cudaMemset(p_, byte, bytes_), "cudaMemset");
-  }
-  template <class T>
-  std::vector<T> read() const {
-    std::vector<T> v(bytes_ / sizeof(T));
-    if (p_) check_cuda(cudaMemcpy(v.data(), p_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
-    return v;
-  }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 
 DType operand_dtype(bool bf16) { return bf16 ? DType::bf16 : DType::f32; }
 
 // An operand as the kernels take it: f32 as it is, or bfloat16 bit patterns.
-DeviceBuffer upload_operand(const std::vector<float>& v, bool bf16) {
-  if (!bf16) return DeviceBuffer::from(v);
+DeviceArray upload_operand(const std::vector<float>& v, bool bf16) {
+  if (!bf16) return DeviceArray::from(v);
   std::vector<std::uint16_t> h(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::uint32_t u = bits_of(v[i]);
     if ((u & 0xFFFFu) != 0) throw std::runtime_error("operand value " + describe_float(v[i]) + " is not a bfloat16");
     h[i] = static_cast<std::uint16_t>(u >> 16);
   }
-  return DeviceBuffer::from(h);
+  return DeviceArray::from(h);
 }
 
 // Poison for outputs: an element nobody writes shows as a NaN with a payload the kernels never produce.
@@ -111,12 +70,12 @@ constexpr unsigned char kPoison = 0xA5;
 
 // A microbatch in device memory, with the TensorRefs a session takes.
 struct DeviceBatch {
-  DeviceBuffer x, g, keys;
+  DeviceArray x, g, keys;
   kernels::TensorRef xr, gr, kr;
   explicit DeviceBatch(const BackwardWeightProblem& p)
       : x(upload_operand(p.x, p.bf16_operands)),
         g(upload_operand(p.g, p.bf16_operands)),
-        keys(p.keys ? DeviceBuffer::from(p.keys->values) : DeviceBuffer()) {
+        keys(p.keys ? DeviceArray::from(p.keys->values) : DeviceArray()) {
     xr = {x.get(), operand_dtype(p.bf16_operands), p.T, p.K};
     gr = {g.get(), operand_dtype(p.bf16_operands), p.T, p.N};
     if (p.keys) kr = {keys.get(), DType::i64, p.T, p.keys->width};
@@ -128,7 +87,7 @@ struct DeviceBatch {
 struct DeviceGrad {
   std::int64_t N, K;
   bool with_db;
-  DeviceBuffer dw, db;
+  DeviceArray dw, db;
   DeviceGrad(std::int64_t n, std::int64_t k, bool bias)
       : N(n),
         K(k),

@@ -1,7 +1,12 @@
 #pragma once
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ordo::testing {
 
@@ -15,5 +20,49 @@ class GpuTest : public ::testing::Test {
 // named on stdout as not run), and the mutants.
 std::vector<std::string> production_forward_variants();
 std::vector<std::string> mutant_forward_variants();
+
+// Throws std::runtime_error naming `what` when a CUDA call failed.
+inline void check_cuda(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+// One device allocation owned by a test (none for 0 bytes: the pointer is then null).
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t bytes) : bytes_(bytes) {
+    if (bytes_ > 0) check_cuda(cudaMalloc(&p_, bytes_), "cudaMalloc");
+  }
+  template <class T>
+  static DeviceArray from(const std::vector<T>& v) {
+    DeviceArray a(v.size() * sizeof(T));
+    if (a.p_) check_cuda(cudaMemcpy(a.p_, v.data(), a.bytes_, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+    return a;
+  }
+  ~DeviceArray() {
+    if (p_) cudaFree(p_);
+  }
+  DeviceArray(DeviceArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  void* get() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+  void fill(unsigned char byte) const {
+    if (p_) check_cuda(cudaMemset(p_, byte, bytes_), "cudaMemset");
+  }
+  template <class T>
+  std::vector<T> read() const {
+    std::vector<T> v(bytes_ / sizeof(T));
+    if (p_) check_cuda(cudaMemcpy(v.data(), p_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+    return v;
+  }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 }  // namespace ordo::testing
