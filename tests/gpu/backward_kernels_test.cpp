@@ -28,6 +28,7 @@
 #include "core/backward_problem.h"
 #include "core/contract.h"
 #include "core/float_bits.h"
+#include "backward_gpu_support.h"
 #include "gpu_test_support.h"
 #include "kernels/backward_api.h"
 #include "oracle/backward_emulator.h"
@@ -86,14 +87,6 @@ const std::vector<Flavour>& flavours() {
   return list;
 }
 
-// "" when variant v runs on device 0, else why not.
-std::string outside_sm_range(const KernelVariant& v) {
-  const int sm = kernels::device_info(0).sm;
-  if (sm >= v.min_sm && (v.max_sm == 0 || sm <= v.max_sm)) return "";
-  return v.id + " claims " + v.contract_id + " on sm_" + std::to_string(v.min_sm) +
-         (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) + ", this GPU is sm_" + std::to_string(sm);
-}
-
 // Shapes through the forward case generator (biased to 1 and the tile edges 15..17, 127..129, ...):
 // dX reads (M, N, K) as (M, K, N), dW as (N, K, T), so the reduced axis is the forward K. With bf16,
 // every operand value is rounded to bfloat16.
@@ -103,27 +96,6 @@ rc::Gen<ForwardCase> gen_case(bool bf16) {
   return rc::gen::resize(100, properties::gen_forward_case(kLimits, properties::all_families(), bf16));
 }
 
-
-// The bfloat16 bit pattern of a value that is a bfloat16 (its low 16 bits zero); throws otherwise.
-std::uint16_t bf16_bits(float v) {
-  const std::uint32_t u = bits_of(v);
-  if ((u & 0xFFFFu) != 0) throw std::runtime_error("operand value " + describe_float(v) + " is not a bfloat16");
-  return static_cast<std::uint16_t>(u >> 16);
-}
-
-// An operand as the kernels take it: f32 as it is, or bfloat16 bit patterns.
-DeviceArray upload_operand(const std::vector<float>& v, bool bf16) {
-  if (!bf16) return DeviceArray::from(v);
-  std::vector<std::uint16_t> h(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) h[i] = bf16_bits(v[i]);
-  return DeviceArray::from(h);
-}
-
-DType operand_dtype(bool bf16) { return bf16 ? DType::bf16 : DType::f32; }
-
-// Poison for outputs: an element a kernel fails to write shows as a NaN with a payload the kernels
-// never produce.
-constexpr unsigned char kPoison = 0xA5;
 
 // dX of p (f32 or bf16 operands, as p says) through variant `id`; throws if the call is refused.
 std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
@@ -139,28 +111,6 @@ std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
   check_cuda(cudaDeviceSynchronize(), "dX kernel");
   return dx.read<float>();
 }
-
-// The dW/db accumulators on the device, kept across calls (microbatches).
-struct DeviceWeightGrad {
-  std::int64_t N, K;
-  bool with_db;
-  DeviceArray dw, db;
-  DeviceWeightGrad(std::int64_t n, std::int64_t k, bool bias)
-      : N(n),
-        K(k),
-        with_db(bias),
-        dw(static_cast<std::size_t>(n * k) * sizeof(float)),
-        db(bias ? static_cast<std::size_t>(n) * sizeof(float) : 0) {
-    dw.fill(kPoison);
-    db.fill(kPoison);
-  }
-  BackwardWeightResult read() const {
-    BackwardWeightResult r;
-    r.dw = dw.read<float>();
-    if (with_db) r.db = db.read<float>();
-    return r;
-  }
-};
 
 // One dW call for p (X, G and keys uploaded, operands as p says), into `out`; with `plan`,
 // plan_backward_weight first.

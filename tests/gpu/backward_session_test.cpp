@@ -27,6 +27,7 @@
 #include "core/backward_problem.h"
 #include "core/contract.h"
 #include "core/float_bits.h"
+#include "backward_gpu_support.h"
 #include "gpu_test_support.h"
 #include "kernels/backward_api.h"
 #include "kernels/backward_session.h"
@@ -51,23 +52,6 @@ const std::vector<SessionFlavour>& session_flavours() {
 }
 
 
-DType operand_dtype(bool bf16) { return bf16 ? DType::bf16 : DType::f32; }
-
-// An operand as the kernels take it: f32 as it is, or bfloat16 bit patterns.
-DeviceArray upload_operand(const std::vector<float>& v, bool bf16) {
-  if (!bf16) return DeviceArray::from(v);
-  std::vector<std::uint16_t> h(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::uint32_t u = bits_of(v[i]);
-    if ((u & 0xFFFFu) != 0) throw std::runtime_error("operand value " + describe_float(v[i]) + " is not a bfloat16");
-    h[i] = static_cast<std::uint16_t>(u >> 16);
-  }
-  return DeviceArray::from(h);
-}
-
-// Poison for outputs: an element nobody writes shows as a NaN with a payload the kernels never produce.
-constexpr unsigned char kPoison = 0xA5;
-
 // A microbatch in device memory, with the TensorRefs a session takes.
 struct DeviceBatch {
   DeviceArray x, g, keys;
@@ -83,37 +67,10 @@ struct DeviceBatch {
   Status submit(kernels::BackwardWeightSession& s) const { return s.submit(xr, gr, kr); }
 };
 
-// dW [N, K] and db [N] on the device, poisoned.
-struct DeviceGrad {
-  std::int64_t N, K;
-  bool with_db;
-  DeviceArray dw, db;
-  DeviceGrad(std::int64_t n, std::int64_t k, bool bias)
-      : N(n),
-        K(k),
-        with_db(bias),
-        dw(static_cast<std::size_t>(n * k) * sizeof(float)),
-        db(bias ? static_cast<std::size_t>(n) * sizeof(float) : 0) {
-    dw.fill(kPoison);
-    db.fill(kPoison);
-  }
-  kernels::OutputRef dw_ref() const { return {dw.get(), DType::f32, N, K}; }
-  kernels::OutputRef db_ref() const {
-    return with_db ? kernels::OutputRef{db.get(), DType::f32, 1, N} : kernels::OutputRef{};
-  }
-  BackwardWeightResult read() const {
-    check_cuda(cudaDeviceSynchronize(), "session work");
-    BackwardWeightResult r;
-    r.dw = dw.read<float>();
-    if (with_db) r.db = db.read<float>();
-    return r;
-  }
-};
-
 // dW/db of p in one backward_weight call from +0; throws if the call is refused.
 BackwardWeightResult whole_batch(const std::string& id, const BackwardWeightProblem& p) {
   const DeviceBatch b(p);
-  DeviceGrad out(p.N, p.K, p.with_bias_grad);
+  DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
   kernels::BackwardWeightArgs a;
   a.x = b.xr;
   a.g = b.gr;
@@ -141,7 +98,7 @@ LogicalKeys canonical_keys(const BackwardWeightProblem& p) {
   return k;
 }
 
-std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavour& f, const DeviceGrad& out,
+std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavour& f, const DeviceWeightGrad& out,
                                                              std::optional<LogicalKeys> expected) {
   kernels::BackwardWeightSessionConfig cfg;
   cfg.variant_id = f.dw;
@@ -159,11 +116,7 @@ std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavou
 // "" when variant id runs on device 0, else why not.
 std::string outside_sm_range(const std::string& id) {
   const KernelVariant* v = kernels::find_backward_variant(id);
-  if (!v) return id + " is not registered";
-  const int sm = kernels::device_info(0).sm;
-  if (sm >= v->min_sm && (v->max_sm == 0 || sm <= v->max_sm)) return "";
-  return v->id + " claims " + v->contract_id + " on sm_" + std::to_string(v->min_sm) +
-         (v->max_sm ? "..sm_" + std::to_string(v->max_sm) : std::string("+")) + ", this GPU is sm_" + std::to_string(sm);
+  return v ? ordo::testing::outside_sm_range(*v) : id + " is not registered";
 }
 
 // Shapes through the forward case generator, read as dW (N, K, T): biased to the tile edges.
@@ -227,7 +180,7 @@ TEST_P(BackwardWeightSessionTest, ExpectedKeysAnySplitAnyOrderEqualsOneCall) {
         RC_CLASSIFY(consecutive, "consecutive rows");
         RC_CLASSIFY(parts.size() > 1, "split");
 
-        DeviceGrad out(p.N, p.K, p.with_bias_grad);
+        DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
         auto session = make_session(f, out, canonical_keys(p));
         std::vector<DeviceBatch> batches;
         batches.reserve(parts.size());
@@ -277,7 +230,7 @@ TEST_P(BackwardWeightSessionTest, InOrderAnySizesEqualsOneCall) {
         RC_CLASSIFY(width == 0, "no keys");
         RC_CLASSIFY(unaligned, "a piece not a multiple of 16");
 
-        DeviceGrad out(p.N, p.K, p.with_bias_grad);
+        DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
         auto session = make_session(f, out, std::nullopt);
         std::vector<DeviceBatch> batches;
         batches.reserve(parts.size());
@@ -324,12 +277,12 @@ struct Snapshot {
   BackwardWeightResult out;
   std::int64_t reduced, staged;
 };
-Snapshot snapshot(const DeviceGrad& out, const kernels::BackwardWeightSession& s) {
+Snapshot snapshot(const DeviceWeightGrad& out, const kernels::BackwardWeightSession& s) {
   return {out.read(), s.reduced_tokens(), s.staged_tokens()};
 }
 
 void expect_refused(const std::string& what, StatusCode expected, const Status& got, const Snapshot& before,
-                    const DeviceGrad& out, const kernels::BackwardWeightSession& s) {
+                    const DeviceWeightGrad& out, const kernels::BackwardWeightSession& s) {
   EXPECT_EQ(got.code, expected) << what << ": got " << status_code_name(got.code) << " (" << got.message
                                 << "), expected " << status_code_name(expected);
   if (got.code == expected) std::cout << "[ REFUSED ] " << what << ": " << got.message << "\n";
@@ -355,7 +308,7 @@ TEST_P(BackwardWeightSessionTest, ExpectedKeysRefusalsChangeNothing) {
   const BackwardWeightProblem p = fixed_problem(f.bf16);
   const std::vector<std::int64_t> order = token_order(p).rows;
   ASSERT_EQ(order.size(), 100u);
-  DeviceGrad out(p.N, p.K, p.with_bias_grad);
+  DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
   auto session = make_session(f, out, canonical_keys(p));
 
   const DeviceBatch a(select_rows(p, canonical_range(p, 0, 41, true)));
@@ -421,7 +374,7 @@ TEST_P(BackwardWeightSessionTest, InOrderRefusalsChangeNothing) {
   const SessionFlavour& f = flavour();
   const BackwardWeightProblem p = fixed_problem(f.bf16);
   const std::vector<std::int64_t> order = token_order(p).rows;
-  DeviceGrad out(p.N, p.K, p.with_bias_grad);
+  DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
   auto session = make_session(f, out, std::nullopt);
 
   // Row order[20] is held back; it comes after the session has gone past it.
@@ -473,7 +426,7 @@ TEST_P(BackwardWeightSessionTest, EmptyBatchWritesZeros) {
   std::vector<std::int64_t> padding;
   for (std::int64_t t = 0; t < p.T; ++t)
     if (p.keys->view().is_padding(t)) padding.push_back(t);
-  DeviceGrad out(p.N, p.K, true);
+  DeviceWeightGrad out(p.N, p.K, true);
   auto session = make_session(f, out, LogicalKeys{2, {}});
   const DeviceBatch pad(select_rows(p, padding));
   ASSERT_TRUE(pad.submit(*session).ok());
@@ -485,7 +438,7 @@ TEST_P(BackwardWeightSessionTest, EmptyBatchWritesZeros) {
 
 TEST_P(BackwardWeightSessionTest, CreateFailsClosed) {
   const SessionFlavour& f = flavour();
-  DeviceGrad out(7, 9, true);
+  DeviceWeightGrad out(7, 9, true);
   const auto create = [&](const std::function<void(kernels::BackwardWeightSessionConfig&)>& change) {
     kernels::BackwardWeightSessionConfig cfg;
     cfg.variant_id = f.dw;
