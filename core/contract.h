@@ -3,45 +3,25 @@
 #include <string_view>
 #include <vector>
 
+#include "core/reduction_plan.h"
+
 namespace ordo {
 
-// A contract states the arithmetic of a kernel completely, as data: two implementations of the same
-// contract (a CUDA kernel and the host emulator) must produce the same bits for every input.
-// Tile parameters that cannot change bits (block sizes, warps, stages) are not part of a contract.
-enum class AccumulationModel {
-  fma_chain,     // acc = +0; for each term in the contract's order: acc = fma_rn(a, b, acc)
-  tc_fdpa_sm80,  // BF16 tensor-core chain, T-FDPA with L = 8, F = 24 (oracle/tc_fdpa_model.h)
-  tc_fdpa_sm90,  // BF16 tensor-core chain, T-FDPA with L = 16, F = 25
-};
-
-enum class BiasPlacement {
-  after_chain_add_rn,     // y = add_rn(acc, b[n]) after the whole chain; no bias: y = acc
-  none,                   // the operation has no bias (dX)
-  gradient_add_rn_chain,  // db[n] = add_rn chain from +0 over the tokens of G[t,n], in the row order of dW
-};
-
-// What a contract computes: the forward product, or one of the two backward products.
-enum class ContractKind {
-  forward,          // Y = X * W^T + b, reduced over k
-  backward_data,    // dX = G * W, reduced over the output features n
-  backward_weight,  // dW = G^T * X and db = sum_t G, reduced over the tokens t in a stated row order
-};
-
+// A contract states the arithmetic of a kernel completely, as data (its ReductionPlan): two
+// implementations of the same contract (a CUDA kernel and the host emulator) must produce the same bits
+// for every input. Tile parameters that cannot change bits (block sizes, warps, stages) are not part of
+// a contract; those that do (the instruction's k width, segments, K padding) are.
+//
+// Built-in contracts are data rows (contract.cpp); users state their own in a JSON file
+// (core/contract_file.h, docs/contract-format.md). Nothing dispatches on the id: it names the plan.
 struct Contract {
   std::string id;  // versioned, e.g. "fwd.f32.fma-chain/1"
-  ContractKind kind;
-  std::string operation;
-  std::string operand_format;
-  std::string accumulator_format;
-  AccumulationModel accumulation;
-  BiasPlacement bias;
-  std::string start_value;
-  std::string k_order;    // the order of one output's reduction (over k, n or the tokens)
-  std::string row_order;  // backward_weight only: which token rows are reduced, in which order
-  std::string output_rounding;
-  std::string special_values;
-  std::string invariances;
-  std::vector<std::string> statement() const;  // the whole contract as readable lines
+  ContractKind kind = ContractKind::forward;
+  ReductionPlan plan;
+  std::string summary;  // one line for people
+  std::string source = "built-in";  // or the file it was read from
+
+  std::vector<std::string> statement() const;  // the id, the summary and describe_plan()
 };
 
 const Contract& contract_fwd_f32_fma_chain();
@@ -58,5 +38,10 @@ const std::vector<const Contract*>& forward_contracts();
 const std::vector<const Contract*>& backward_contracts();
 const std::vector<const Contract*>& all_contracts();  // forward, then backward
 const Contract* find_contract(std::string_view id);
+
+// The tensor-core step parameters measured for an architecture (numerics: sm_80 L = 8, F = 24,
+// e_zero = -132; sm_90 L = 16, F = 25, e_zero = -133; both k16 instructions).
+TcFdpaStep tc_step_sm80();
+TcFdpaStep tc_step_sm90();
 
 }  // namespace ordo

@@ -3,6 +3,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/checked_size.h"
+
 namespace ordo {
 
 // A forward problem on the host: Y = X * W^T + b, row-major. The backends copy it wherever they run.
@@ -22,10 +24,10 @@ struct ForwardProblem {
     return bias ? std::optional<float>((*bias)[static_cast<std::size_t>(n)]) : std::nullopt;
   }
   float w_at(std::int64_t n, std::int64_t k) const { return w[static_cast<std::size_t>(n * K + k)]; }
+  // M, N, K >= 1 and every vector exactly its shape, with overflow-safe size arithmetic.
   bool shapes_consistent() const {
-    return M >= 1 && N >= 1 && K >= 1 && x.size() == static_cast<std::size_t>(M * K) &&
-           w.size() == static_cast<std::size_t>(N * K) &&
-           (!bias || bias->size() == static_cast<std::size_t>(N));
+    return M >= 1 && N >= 1 && K >= 1 && holds_exactly(x.size(), M, K) && holds_exactly(w.size(), N, K) &&
+           checked_product(M, N).has_value() && (!bias || holds_exactly(bias->size(), 1, N));
   }
 };
 

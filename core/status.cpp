@@ -25,6 +25,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::missing_keys: return "missing_keys";
     case StatusCode::launch_failed: return "launch_failed";
     case StatusCode::tool_error: return "tool_error";
+    case StatusCode::subject_fault: return "subject_fault";
   }
   return "unknown";
 }

@@ -31,6 +31,8 @@ enum class StatusCode {
   missing_keys,              // a backward session finished before every expected key arrived
   launch_failed,             // the CUDA launch or a CUDA call failed
   tool_error,                // a harness error outside the kernel
+  subject_fault,             // the subject broke the calling convention: wrote outside its output, left
+                             // output elements unwritten, changed an input, or returned the wrong count
 };
 
 std::string_view status_code_name(StatusCode code);

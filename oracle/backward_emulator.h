@@ -2,42 +2,39 @@
 #include <vector>
 
 #include "core/backward_problem.h"
-#include "core/contract.h"
+#include "core/reduction_plan.h"
 #include "core/status.h"
 
 namespace ordo::oracle {
 
-// Host emulation of the backward contracts (core/contract.cpp), written from the contracts. `model` is
-// the contract's accumulation: fma_chain for bwd.*.f32.fma-chain/1, tc_fdpa_sm80 / tc_fdpa_sm90 for
-// bwd.*.bf16.tc-fdpa-sm80/1 and -sm90/1 (which need bf16_operands). NaN results are 0x7fffffff.
+// Host emulation of the backward contracts through the one plan interpreter (oracle/plan_emulator.h):
+// each backward product is brought to the dot form and run by emulate_dot. `plan` is the contract's
+// reduction plan (a backward_data plan for dX, a backward_weight plan for dW/db). NaN results have the
+// plan's NaN bits.
 
-// dX (bwd.dx.*): dX[m,k] is one chain over n ascending of G[m,n]*W[n,k], from +0. That is the forward
-// chain of the same contract family with X = G and W^T in place of W, so the vectorised, threaded
-// forward emulators run it on a transposed copy of W. Throws std::invalid_argument when validate(p)
-// fails or `model` does not match p.bf16_operands.
-std::vector<float> emulate_backward_data(const BackwardDataProblem& p, AccumulationModel model, unsigned threads = 0);
+// dX[m,k]: the dot form with A = G, B = W^T. Throws std::invalid_argument when validate_for_plan fails.
+std::vector<float> emulate_backward_data(const BackwardDataProblem& p, const ReductionPlan& plan, unsigned threads = 0);
 
 struct BackwardWeightOutcome {
   Status status;
   BackwardWeightResult result;  // empty unless status is ok
 };
 
-// dW and db (bwd.dw.*) over the whole batch: validates the problem and its keys (fail closed: a
-// rejected problem gives no result), then folds the rows of token_order(p) into a
-// WeightGradAccumulator. Rows are read where they lie: with keys already canonical this is the
-// kernels' in-place reduction, otherwise the order visits them through an index, never a copy.
-BackwardWeightOutcome emulate_backward_weight(const BackwardWeightProblem& p, AccumulationModel model,
+// dW and db over the whole batch: validates the problem and its keys (fail closed: a rejected problem
+// gives no result), orders the active tokens as the plan's row order says, then dW is the dot form with
+// A = (G in that order)^T, B = (X in that order)^T, and db the plan's add_rn chain over the same tokens.
+BackwardWeightOutcome emulate_backward_weight(const BackwardWeightProblem& p, const ReductionPlan& plan,
                                               unsigned threads = 0);
 
-// Status of a problem for a model: validate(p), then wrong_dtype unless bf16_operands is set exactly
-// for the tensor-core models.
-Status validate_for_model(const BackwardDataProblem& p, AccumulationModel model);
-Status validate_for_model(const BackwardWeightProblem& p, AccumulationModel model);
+// validate(p), then: wrong_dtype unless bf16_operands matches the plan's operand dtype; for dW, bad_keys
+// for keys under a call-order plan, unsupported_shape for a db under a plan without one.
+Status validate_for_plan(const BackwardDataProblem& p, const ReductionPlan& plan);
+Status validate_for_plan(const BackwardWeightProblem& p, const ReductionPlan& plan);
 
-// The deliberately plain scalar versions (backward_reference.cpp): one loop per element, no packing,
-// no threads, their own sort of the keys, T-FDPA steps called directly. The fast emulators are
-// checked against them. They assume a valid problem.
-std::vector<float> reference_backward_data(const BackwardDataProblem& p, AccumulationModel model);
-BackwardWeightResult reference_backward_weight(const BackwardWeightProblem& p, AccumulationModel model);
+// The deliberately plain scalar versions (backward_reference.cpp): one loop per element over gathered
+// vectors, their own sort of the keys, the scalar plan interpreter. The fast emulators are checked
+// against them. They assume a valid problem.
+std::vector<float> reference_backward_data(const BackwardDataProblem& p, const ReductionPlan& plan);
+BackwardWeightResult reference_backward_weight(const BackwardWeightProblem& p, const ReductionPlan& plan);
 
 }  // namespace ordo::oracle

@@ -1,30 +1,11 @@
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
-#include "core/float_bits.h"
 #include "oracle/backward_emulator.h"
-#include "oracle/tc_fdpa_model.h"
+#include "oracle/plan_emulator.h"
 
 namespace ordo::oracle {
 namespace {
-
-float canonical(float v) { return std::isnan(v) ? canonical_nan() : v; }
-
-TcFdpaParams params_of(AccumulationModel model) {
-  return model == AccumulationModel::tc_fdpa_sm80 ? tc_fdpa_params_sm80() : tc_fdpa_params_sm90();
-}
-
-// One output of a BF16 contract: a and b padded with zeros to a multiple of 16 (the instruction
-// width), then T-FDPA steps of L from +0.
-float tc_chain_from_zero(const TcFdpaParams& p, std::vector<float> a, std::vector<float> b) {
-  const std::size_t padded = (a.size() + 15) / 16 * 16;
-  a.resize(padded, 0.0f);
-  b.resize(padded, 0.0f);
-  float c = 0.0f;
-  for (std::size_t i = 0; i < padded; i += static_cast<std::size_t>(p.L)) c = tc_fdpa_step(p, &a[i], &b[i], p.L, c);
-  return c;
-}
 
 // The active rows sorted by key as std::vector comparison does it (lexicographic, signed); without
 // keys, every row in call order.
@@ -47,51 +28,40 @@ std::vector<std::int64_t> reference_token_order(const BackwardWeightProblem& p) 
 
 }  // namespace
 
-std::vector<float> reference_backward_data(const BackwardDataProblem& p, AccumulationModel model) {
+std::vector<float> reference_backward_data(const BackwardDataProblem& p, const ReductionPlan& plan) {
   std::vector<float> dx(static_cast<std::size_t>(p.M * p.K));
+  std::vector<float> a(static_cast<std::size_t>(p.N)), b(a.size());
   for (std::int64_t m = 0; m < p.M; ++m)
     for (std::int64_t k = 0; k < p.K; ++k) {
-      float acc = 0.0f;
-      if (model == AccumulationModel::fma_chain) {
-        for (std::int64_t n = 0; n < p.N; ++n) acc = std::fma(p.g_at(m, n), p.w_at(n, k), acc);
-      } else {
-        std::vector<float> a, b;
-        for (std::int64_t n = 0; n < p.N; ++n) {
-          a.push_back(p.g_at(m, n));
-          b.push_back(p.w_at(n, k));
-        }
-        acc = tc_chain_from_zero(params_of(model), a, b);
+      for (std::int64_t n = 0; n < p.N; ++n) {
+        a[static_cast<std::size_t>(n)] = p.g_at(m, n);
+        b[static_cast<std::size_t>(n)] = p.w_at(n, k);
       }
-      dx[static_cast<std::size_t>(m * p.K + k)] = canonical(acc);
+      dx[static_cast<std::size_t>(m * p.K + k)] = reference_dot_element(plan, a.data(), b.data(), p.N, std::nullopt, false);
     }
   return dx;
 }
 
-BackwardWeightResult reference_backward_weight(const BackwardWeightProblem& p, AccumulationModel model) {
+BackwardWeightResult reference_backward_weight(const BackwardWeightProblem& p, const ReductionPlan& plan) {
   const std::vector<std::int64_t> order = reference_token_order(p);
   BackwardWeightResult r;
   r.dw.resize(static_cast<std::size_t>(p.N * p.K));
+  std::vector<float> a(order.size()), b(order.size());
   for (std::int64_t n = 0; n < p.N; ++n)
     for (std::int64_t k = 0; k < p.K; ++k) {
-      float acc = 0.0f;
-      if (model == AccumulationModel::fma_chain) {
-        for (const std::int64_t t : order) acc = std::fma(p.g_row(t)[n], p.x_row(t)[k], acc);
-      } else {
-        std::vector<float> a, b;
-        for (const std::int64_t t : order) {
-          a.push_back(p.g_row(t)[n]);
-          b.push_back(p.x_row(t)[k]);
-        }
-        acc = tc_chain_from_zero(params_of(model), a, b);
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        a[i] = p.g_row(order[i])[n];
+        b[i] = p.x_row(order[i])[k];
       }
-      r.dw[static_cast<std::size_t>(n * p.K + k)] = canonical(acc);
+      r.dw[static_cast<std::size_t>(n * p.K + k)] =
+          reference_dot_element(plan, a.data(), b.data(), static_cast<std::int64_t>(order.size()), std::nullopt, false);
     }
   if (p.with_bias_grad) {
     r.db.emplace(static_cast<std::size_t>(p.N));
     for (std::int64_t n = 0; n < p.N; ++n) {
       float acc = 0.0f;
       for (const std::int64_t t : order) acc = acc + p.g_row(t)[n];
-      (*r.db)[static_cast<std::size_t>(n)] = canonical(acc);
+      (*r.db)[static_cast<std::size_t>(n)] = finish_output(plan, acc, false);
     }
   }
   return r;

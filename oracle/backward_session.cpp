@@ -8,8 +8,10 @@ namespace {
 
 void check_config(const BackwardSessionConfig& c) {
   if (c.N < 1 || c.K < 1) throw std::invalid_argument("BackwardSession needs N, K >= 1");
-  if (tc_params_of(c.model).has_value() != c.bf16_operands)
-    throw std::invalid_argument("BackwardSession: bf16_operands must be set exactly for the tensor-core models");
+  if ((c.plan.operand_dtype == DType::bf16) != c.bf16_operands)
+    throw std::invalid_argument("BackwardSession: bf16_operands must match the plan's operand dtype");
+  if (c.plan.structure != KStructure::chain)
+    throw std::invalid_argument("BackwardSession: a segmented plan cannot be streamed; use one whole-batch call");
   if (!c.expected_keys) return;
   const LogicalKeys& keys = *c.expected_keys;
   if (keys.width != 2 && keys.width != 3)
@@ -38,7 +40,7 @@ BackwardSessionConfig checked(BackwardSessionConfig c) {
 
 BackwardSession::BackwardSession(BackwardSessionConfig config)
     : config_(checked(std::move(config))),
-      acc_(config_.N, config_.K, config_.with_bias_grad, config_.model, config_.threads) {}
+      acc_(config_.N, config_.K, config_.with_bias_grad, config_.plan, config_.threads) {}
 
 std::int64_t BackwardSession::expected_count() const { return config_.expected_keys->rows(); }
 
@@ -64,7 +66,7 @@ Status BackwardSession::check_compatible(const BackwardWeightProblem& mb) const 
 Status BackwardSession::submit(const BackwardWeightProblem& mb) {
   if (finished_) return Status::error(StatusCode::tool_error, "the session has finished");
   if (Status s = check_compatible(mb); !s.ok()) return s;
-  if (Status s = validate_for_model(mb, config_.model); !s.ok()) return s;
+  if (Status s = validate_for_plan(mb, config_.plan); !s.ok()) return s;
   const CanonicalOrder order = token_order(mb);
   return config_.expected_keys ? submit_expected(mb, order) : submit_in_order(mb, order);
 }

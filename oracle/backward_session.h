@@ -27,14 +27,14 @@ namespace ordo::oracle {
 //
 // Memory, beyond the inputs of the call in progress:
 //   - always: the FP32 accumulators, N*K floats for dW and N for db;
-//   - the BF16 contracts: a carry of up to 15 consumed token rows (15*(K+N) floats), the start of a
-//     16-token group whose rest has not arrived, so that the groups are those of the whole batch and
+//   - the BF16 contracts: a carry of up to 15 consumed token rows (15*(K+N) floats; k_width - 1 in
+//     general), the start of a 16-token group whose rest has not arrived, so that the groups are those of the whole batch and
 //     do not depend on the split;
 //   - expected keys: the key list (width int64 per key), and K+N floats for each row waiting behind a
 //     gap, until the gap is filled. Arrival in canonical order buffers nothing.
 //
 // Fail closed: a refused microbatch (any status but ok) changes nothing, and the session goes on.
-// Codes: the problem's own (validate_for_model, core/logical_keys.h); inconsistent_size or
+// Codes: the problem's own (validate_for_plan, core/logical_keys.h); inconsistent_size or
 // wrong_dtype when N, K, db or the operand type differ from the session's; bad_keys for keys of
 // another width or missing keys in expected-keys mode, or keys in a keyless in-order session (and
 // the reverse); unexpected_key for a key not in the list; duplicate_key for a key that already arrived;
@@ -43,15 +43,15 @@ struct BackwardSessionConfig {
   std::int64_t N = 0, K = 0;
   bool with_bias_grad = false;
   bool bf16_operands = false;
-  AccumulationModel model = AccumulationModel::fma_chain;
+  ReductionPlan plan;  // a backward_weight plan with one chain per element (KStructure::chain)
   std::optional<LogicalKeys> expected_keys;  // canonical order, no padding; nullopt: in-order mode
   unsigned threads = 0;
 };
 
 class BackwardSession {
  public:
-  // Throws std::invalid_argument if N or K < 1, the operand type does not match the model, or the
-  // expected keys are not unique, active and ascending with width 2 or 3.
+  // Throws std::invalid_argument if N or K < 1, the operand type does not match the plan, the plan is
+  // segmented (a session streams chains), or the expected keys are not unique, active and ascending with width 2 or 3.
   explicit BackwardSession(BackwardSessionConfig config);
 
   Status submit(const BackwardWeightProblem& microbatch);

@@ -8,9 +8,8 @@
 
 namespace ordo::oracle {
 
-// Exact value of one forward output y = sum_k x[k]*w[k] + b, computed with MPFR at a precision
-// where no operation rounds (shared/design numerics §3), and the error bound of the FP32 FMA
-// chain contract evaluated against it.
+// Exact value of one forward output y = sum_k x[k]*w[k] + b, computed with MPFR at a precision where
+// no operation rounds (numerics §3). The judgement against a contract's bound: oracle/plan_error_bound.h.
 enum class ElementClass {
   finite,         // inputs finite, the candidate finite: the bound applies and is checked
   nonfinite_input,  // a NaN or Inf among the inputs: no exact real value; bitwise checks only
@@ -27,9 +26,6 @@ struct ElementVerdict {
   bool within_bound = true;  // decided exactly (MPFR comparison), not on the doubles above
   double error_over_bound() const { return bound > 0 ? error / bound : (error > 0 ? INFINITY : 0.0); }
 };
-
-// Judges `candidate` as output (m, n) of contract fwd.f32.fma-chain/1.
-ElementVerdict judge_fma_chain_element(const ForwardProblem& p, std::int64_t m, std::int64_t n, float candidate);
 
 // The correctly rounded FP32 value of the exact output (m, n); NaN/Inf inputs give NaN.
 float correctly_rounded_forward_element(const ForwardProblem& p, std::int64_t m, std::int64_t n);

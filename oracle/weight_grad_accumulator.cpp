@@ -5,12 +5,12 @@
 #include <stdexcept>
 
 #include "core/float_bits.h"
+#include "oracle/plan_emulator.h"
 #include "oracle/parallel_for.h"
 
 namespace ordo::oracle {
 namespace {
 
-constexpr std::int64_t kGroup = 16;   // tokens per tensor-core instruction (the k16 of mma.sync and wgmma)
 constexpr std::int64_t kTileN = 8;    // dW rows per task
 constexpr std::int64_t kTileK = 256;  // dW columns per task
 
@@ -22,36 +22,29 @@ constexpr std::int64_t kTileK = 256;  // dW columns per task
   for (std::int64_t k = 0; k < K; ++k) acc[k] = std::fma(a, x[k], acc[k]);
 }
 
-void canonicalise_nan(std::vector<float>& v) {
-  for (float& f : v)
-    if (std::isnan(f)) f = canonical_nan();
+
+// One instruction: `width` products as T-FDPA steps of p.L over ascending index, the accumulator the C
+// of each step.
+float tc_instruction(const TcFdpaParams& p, std::int64_t width, const float* a, const float* b, float c) {
+  for (std::int64_t j = 0; j < width; j += p.L) c = tc_fdpa_step(p, a + j, b + j, p.L, c);
+  return c;
 }
 
 }  // namespace
 
-float tc_instruction16(const TcFdpaParams& p, const float* a, const float* b, float c) {
-  for (int j = 0; j < kGroup; j += p.L) c = tc_fdpa_step(p, a + j, b + j, p.L, c);
-  return c;
-}
-
-std::optional<TcFdpaParams> tc_params_of(AccumulationModel model) {
-  switch (model) {
-    case AccumulationModel::fma_chain:
-      return std::nullopt;
-    case AccumulationModel::tc_fdpa_sm80:
-      return tc_fdpa_params_sm80();
-    case AccumulationModel::tc_fdpa_sm90:
-      return tc_fdpa_params_sm90();
-  }
-  return std::nullopt;
+std::optional<TcFdpaParams> tc_params_of(const Step& step) {
+  if (step.kind == StepKind::fma_rn) return std::nullopt;
+  return TcFdpaParams{step.tc.L, step.tc.F, step.tc.e_zero};
 }
 
 WeightGradAccumulator::WeightGradAccumulator(std::int64_t N, std::int64_t K, bool with_bias_grad,
-                                             AccumulationModel model, unsigned threads)
-    : N_(N), K_(K), with_bias_grad_(with_bias_grad), tc_(tc_params_of(model)), threads_(threads) {
+                                             const ReductionPlan& plan, unsigned threads)
+    : N_(N), K_(K), with_bias_grad_(with_bias_grad), plan_(plan), tc_(tc_params_of(plan.step)),
+      group_(plan.step.width()), threads_(threads) {
   if (N < 1 || K < 1) throw std::invalid_argument("WeightGradAccumulator needs N, K >= 1");
-  if (tc_ && kGroup % tc_->L != 0) throw std::invalid_argument("T-FDPA step width must divide 16");
-  dw_.assign(static_cast<std::size_t>(N * K), 0.0f);  // +0: the contract's start value
+  if (plan.structure != KStructure::chain)
+    throw std::invalid_argument("WeightGradAccumulator streams one chain per element; a segmented plan is not supported");
+  dw_.assign(static_cast<std::size_t>(N * K), plan.start_value());
   if (with_bias_grad_) db_.assign(static_cast<std::size_t>(N), 0.0f);
 }
 
@@ -98,10 +91,10 @@ void WeightGradAccumulator::consume_tc(const std::vector<const float*>& x_rows,
   }
   xs.insert(xs.end(), x_rows.begin(), x_rows.end());
   gs.insert(gs.end(), g_rows.begin(), g_rows.end());
-  const std::size_t groups = xs.size() / kGroup;
+  const std::size_t groups = xs.size() / group_;
   run_tc_groups(xs, gs, groups);
   std::vector<float> next_x, next_g;
-  for (std::size_t i = groups * kGroup; i < xs.size(); ++i) {
+  for (std::size_t i = groups * group_; i < xs.size(); ++i) {
     next_x.insert(next_x.end(), xs[i], xs[i] + K_);
     next_g.insert(next_g.end(), gs[i], gs[i] + N_);
   }
@@ -113,15 +106,15 @@ void WeightGradAccumulator::run_tc_groups(const std::vector<const float*>& x_row
                                           const std::vector<const float*>& g_rows, std::size_t groups) {
   if (groups == 0) return;
   // Each group's operands k-major: xpack[grp][k][j] = X[token j of grp, k], gpack[grp][n][j] likewise,
-  // so every instruction reads 16 contiguous values.
+  // so every instruction reads group_ contiguous values.
   const auto G = static_cast<std::int64_t>(groups);
-  std::vector<float> xpack(static_cast<std::size_t>(G * K_ * kGroup)), gpack(static_cast<std::size_t>(G * N_ * kGroup));
+  std::vector<float> xpack(static_cast<std::size_t>(G * K_ * group_)), gpack(static_cast<std::size_t>(G * N_ * group_));
   for (std::int64_t grp = 0; grp < G; ++grp)
-    for (std::int64_t j = 0; j < kGroup; ++j) {
-      const float* x = x_rows[static_cast<std::size_t>(grp * kGroup + j)];
-      const float* g = g_rows[static_cast<std::size_t>(grp * kGroup + j)];
-      for (std::int64_t k = 0; k < K_; ++k) xpack[static_cast<std::size_t>((grp * K_ + k) * kGroup + j)] = x[k];
-      for (std::int64_t n = 0; n < N_; ++n) gpack[static_cast<std::size_t>((grp * N_ + n) * kGroup + j)] = g[n];
+    for (std::int64_t j = 0; j < group_; ++j) {
+      const float* x = x_rows[static_cast<std::size_t>(grp * group_ + j)];
+      const float* g = g_rows[static_cast<std::size_t>(grp * group_ + j)];
+      for (std::int64_t k = 0; k < K_; ++k) xpack[static_cast<std::size_t>((grp * K_ + k) * group_ + j)] = x[k];
+      for (std::int64_t n = 0; n < N_; ++n) gpack[static_cast<std::size_t>((grp * N_ + n) * group_ + j)] = g[n];
     }
   const std::int64_t tiles_n = (N_ + kTileN - 1) / kTileN, tiles_k = (K_ + kTileK - 1) / kTileK;
   parallel_for(
@@ -131,10 +124,10 @@ void WeightGradAccumulator::run_tc_groups(const std::vector<const float*>& x_row
         const std::int64_t n1 = std::min(N_, n0 + kTileN), k1 = std::min(K_, k0 + kTileK);
         for (std::int64_t grp = 0; grp < G; ++grp)
           for (std::int64_t n = n0; n < n1; ++n) {
-            const float* a = gpack.data() + (grp * N_ + n) * kGroup;
+            const float* a = gpack.data() + (grp * N_ + n) * group_;
             float* acc = dw_.data() + n * K_;
             for (std::int64_t k = k0; k < k1; ++k)
-              acc[k] = tc_instruction16(*tc_, a, xpack.data() + (grp * K_ + k) * kGroup, acc[k]);
+              acc[k] = tc_instruction(*tc_, group_, a, xpack.data() + (grp * K_ + k) * group_, acc[k]);
           }
       },
       threads_);
@@ -144,7 +137,7 @@ BackwardWeightResult WeightGradAccumulator::finish() {
   if (tc_ && carried_tokens() > 0) {
     // The last group, padded with zero tokens (+0 products), as a kernel's zero-filled tail is.
     const std::vector<float> zero_x(static_cast<std::size_t>(K_), 0.0f), zero_g(static_cast<std::size_t>(N_), 0.0f);
-    std::vector<const float*> xs(kGroup, zero_x.data()), gs(kGroup, zero_g.data());
+    std::vector<const float*> xs(group_, zero_x.data()), gs(group_, zero_g.data());
     for (std::int64_t r = 0; r < carried_tokens(); ++r) {
       xs[static_cast<std::size_t>(r)] = carry_x_.data() + r * K_;
       gs[static_cast<std::size_t>(r)] = carry_g_.data() + r * N_;
@@ -153,12 +146,16 @@ BackwardWeightResult WeightGradAccumulator::finish() {
     carry_x_.clear();
     carry_g_.clear();
   }
+  // Padding beyond the last instruction (k_padding_multiple): all-zero instructions or zero FMAs, each
+  // add_rn(acc, +0) in effect, which changes only a -0 accumulator (to +0); one add stands for all.
+  const std::int64_t instructions_end = (consumed_ + group_ - 1) / group_ * group_;
+  const bool extra_padding = plan_.padded_terms(consumed_) > instructions_end;
   BackwardWeightResult r;
   r.dw = std::move(dw_);
-  canonicalise_nan(r.dw);
+  for (float& v : r.dw) v = finish_output(plan_, extra_padding ? v + 0.0f : v, false);
   if (with_bias_grad_) {
     r.db = std::move(db_);
-    canonicalise_nan(*r.db);
+    for (float& v : *r.db) v = finish_output(plan_, v, false);
   }
   return r;
 }

@@ -5,12 +5,14 @@
 #include <vector>
 
 #include "core/logical_keys.h"
+#include "oracle/backward_emulator.h"
 #include "properties/backward_case.h"
 
 namespace ordo::properties {
 namespace {
 
-CheckResult refused(const BackwardBackend& b, const Status& s, const std::string& what) {
+CheckResult refused(const BackwardSubject& b, const Status& s, const std::string& what) {
+  if (s.code == StatusCode::subject_fault) return CheckResult::failure(b.kernel_id() + " (" + what + "): " + s.to_string());
   return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem (" + what +
                             "): " + s.to_string());
 }
@@ -24,9 +26,11 @@ CheckResult compare(const BackwardWeightResult& got, const BackwardWeightResult&
   return r;
 }
 
-// Keys of width 0, 2 or 3 and (with keys) 0-5 padding rows, both by the case's seed.
-BackwardWeightProblem keyed_problem(const ForwardCase& c) {
-  const std::int64_t width = static_cast<std::int64_t>(c.seed % 3) == 0 ? 0 : 2 + static_cast<std::int64_t>(c.seed % 2);
+// Keys of width 0, 2 or 3 and (with keys) 0-5 padding rows, both by the case's seed; a call-order
+// contract takes no keys.
+BackwardWeightProblem keyed_problem(const ForwardCase& c, const ReductionPlan& plan) {
+  const bool keyless = plan.row_order == RowOrder::call_order || static_cast<std::int64_t>(c.seed % 3) == 0;
+  const std::int64_t width = keyless ? 0 : 2 + static_cast<std::int64_t>(c.seed % 2);
   BackwardWeightProblem p = weight_problem(c, width);
   if (width > 0) p = with_padding(p, static_cast<std::int64_t>((c.seed >> 8) % 6), c.seed ^ 0x7061646eull);
   return p;
@@ -39,7 +43,7 @@ BackwardWeightProblem always_keyed_problem(const ForwardCase& c) {
 
 }  // namespace
 
-CheckResult check_dx_equal(BackwardBackend& subject, BackwardBackend& reference, const ForwardCase& c) {
+CheckResult check_dx_equal(BackwardSubject& subject, BackwardSubject& reference, const ForwardCase& c) {
   const BackwardDataProblem p = data_problem(c);
   const BackendResult got = subject.data(p);
   if (!got.status.ok()) return refused(subject, got.status, "dX");
@@ -53,8 +57,8 @@ CheckResult check_dx_equal(BackwardBackend& subject, BackwardBackend& reference,
   return r;
 }
 
-CheckResult check_dw_equal(BackwardBackend& subject, BackwardBackend& reference, const ForwardCase& c) {
-  const BackwardWeightProblem p = keyed_problem(c);
+CheckResult check_dw_equal(BackwardSubject& subject, BackwardSubject& reference, const ForwardCase& c) {
+  const BackwardWeightProblem p = keyed_problem(c, reference.traits().contract.plan);
   const BackwardWeightRun got = subject.weight({p});
   if (!got.status.ok()) return refused(subject, got.status, describe(p));
   const BackwardWeightRun want = reference.weight({p});
@@ -62,7 +66,28 @@ CheckResult check_dw_equal(BackwardBackend& subject, BackwardBackend& reference,
   return compare(got.result, want.result, subject.name(), reference.name(), describe(p));
 }
 
-CheckResult check_dw_permutation_invariance(BackwardBackend& subject, const ForwardCase& c) {
+CheckResult check_dx_equals_reference(BackwardSubject& subject, const ForwardCase& c) {
+  const BackwardDataProblem p = data_problem(c);
+  const BackendResult got = subject.data(p);
+  if (!got.status.ok()) return refused(subject, got.status, "dX");
+  const std::vector<float> want = oracle::reference_backward_data(p, subject.traits().contract.plan);
+  CheckResult r;
+  r.elements = static_cast<std::int64_t>(want.size());
+  if (std::string d = first_difference(got.y, want, "dX"); !d.empty())
+    r = CheckResult::failure("dX M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
+                             ": " + subject.name() + " against the scalar reference: " + d);
+  return r;
+}
+
+CheckResult check_dw_equals_reference(BackwardSubject& subject, const ForwardCase& c) {
+  const ReductionPlan& plan = subject.traits().contract.plan;
+  const BackwardWeightProblem p = keyed_problem(c, plan);
+  const BackwardWeightRun got = subject.weight({p});
+  if (!got.status.ok()) return refused(subject, got.status, describe(p));
+  return compare(got.result, oracle::reference_backward_weight(p, plan), subject.name(), "scalar reference", describe(p));
+}
+
+CheckResult check_dw_permutation_invariance(BackwardSubject& subject, const ForwardCase& c) {
   const BackwardWeightProblem p = always_keyed_problem(c);
   Rng rng(c.seed ^ 0x7065726dull);
   BackwardWeightProblem q = select_rows(p, random_permutation(p.T, rng));
@@ -74,7 +99,7 @@ CheckResult check_dw_permutation_invariance(BackwardBackend& subject, const Forw
   return compare(b.result, a.result, "permuted and padded", "original", describe(q));
 }
 
-CheckResult check_dw_microbatches_equal_whole(BackwardBackend& subject, const ForwardCase& c, std::int64_t granularity) {
+CheckResult check_dw_microbatches_equal_whole(BackwardSubject& subject, const ForwardCase& c, std::int64_t granularity) {
   BackwardWeightProblem p = always_keyed_problem(c);
   p = with_padding(p, static_cast<std::int64_t>((c.seed >> 8) % 6), c.seed ^ 0x6d626164ull);
   // The rows in canonical order with the padding rows among them where they fell, then cut into
@@ -112,8 +137,8 @@ CheckResult check_dw_microbatches_equal_whole(BackwardBackend& subject, const Fo
                  describe(p));
 }
 
-CheckResult check_dw_shard_equals_slice(BackwardBackend& subject, const ForwardCase& c) {
-  const BackwardWeightProblem p = keyed_problem(c);
+CheckResult check_dw_shard_equals_slice(BackwardSubject& subject, const ForwardCase& c) {
+  const BackwardWeightProblem p = keyed_problem(c, subject.traits().contract.plan);
   Rng rng(c.seed ^ 0x73686172ull);
   const std::int64_t n0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N));
   const std::int64_t n1 = n0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N - n0));

@@ -8,6 +8,7 @@
 
 #include "core/float_bits.h"
 #include "oracle/exact_forward.h"
+#include "oracle/plan_error_bound.h"
 #include "oracle/exact_gemm.h"
 #include "oracle/parallel_for.h"
 
@@ -26,26 +27,34 @@ std::string row_inputs(const ForwardProblem& p, std::int64_t m, std::int64_t n) 
   return os.str();
 }
 
-BackendResult run(ForwardBackend& b, const ForwardProblem& p) {
+BackendResult run(ForwardSubject& b, const ForwardProblem& p) {
   BackendResult r = b.forward(p);
   if (r.status.ok() && r.y.size() != static_cast<std::size_t>(p.M * p.N))
     r.status = Status::error(StatusCode::tool_error, "backend returned the wrong number of outputs");
   return r;
 }
 
-CheckResult backend_error(const ForwardBackend& b, const Status& s) {
+CheckResult backend_error(const ForwardSubject& b, const Status& s) {
+  // A subject that breaks the calling convention (writes outside its output, leaves outputs unwritten)
+  // fails the property; a refusal of a valid problem is a case the harness could not check.
+  if (s.code == StatusCode::subject_fault) return CheckResult::failure(b.kernel_id() + ": " + s.to_string());
   return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem: " + s.to_string());
 }
 
 }  // namespace
 
+bool same_output(float got, float want, bool any_nan) {
+  if (any_nan && std::isnan(got) && std::isnan(want)) return true;
+  return bits_of(got) == bits_of(want);
+}
+
 CheckResult compare_outputs(const std::vector<float>& got, const std::vector<float>& want, const ForwardProblem& p,
-                            const std::string& got_name, const std::string& want_name) {
+                            const std::string& got_name, const std::string& want_name, bool any_nan) {
   CheckResult r;
   r.elements = static_cast<std::int64_t>(want.size());
   std::int64_t mismatches = 0, first = -1;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (bits_of(got[i]) != bits_of(want[i])) {
+    if (!same_output(got[i], want[i], any_nan)) {
       if (first < 0) first = static_cast<std::int64_t>(i);
       ++mismatches;
     }
@@ -61,20 +70,22 @@ CheckResult compare_outputs(const std::vector<float>& got, const std::vector<flo
   return r;
 }
 
-CheckResult check_bitwise_equal(ForwardBackend& subject, ForwardBackend& reference, const ForwardCase& c) {
+CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& reference, const ForwardCase& c) {
   const ForwardProblem p = c.materialize();
   BackendResult got = run(subject, p);
   if (!got.status.ok()) return backend_error(subject, got.status);
   BackendResult want = run(reference, p);
   if (!want.status.ok()) return backend_error(reference, want.status);
-  return compare_outputs(got.y, want.y, p, subject.name(), reference.name());
+  return compare_outputs(got.y, want.y, p, subject.name(), reference.name(),
+                         !subject.traits().contract.plan.nan_bits.has_value());
 }
 
-CheckResult check_within_error_bound(ForwardBackend& subject, const ForwardCase& c) {
+CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c) {
   const ForwardProblem p = c.materialize();
   BackendResult got = run(subject, p);
   if (!got.status.ok()) return backend_error(subject, got.status);
 
+  const ReductionPlan& plan = subject.traits().contract.plan;
   CheckResult r;
   r.elements = p.M * p.N;
   std::atomic<std::int64_t> overflowed{0}, nonfinite{0};
@@ -84,7 +95,8 @@ CheckResult check_within_error_bound(ForwardBackend& subject, const ForwardCase&
   double max_ratio = 0;
   oracle::parallel_for(p.M * p.N, [&](std::int64_t i) {
     const std::int64_t m = i / p.N, n = i % p.N;
-    const oracle::ElementVerdict v = oracle::judge_fma_chain_element(p, m, n, got.y[static_cast<std::size_t>(i)]);
+    const oracle::ElementVerdict v = oracle::judge_plan_element(plan, p.x_row(m), p.w_row(n), p.K, p.bias_at(n),
+                                                                got.y[static_cast<std::size_t>(i)], p.bf16_output);
     if (v.klass == oracle::ElementClass::overflowed) ++overflowed;
     if (v.klass == oracle::ElementClass::nonfinite_input) ++nonfinite;
     if (v.klass != oracle::ElementClass::finite) return;
@@ -113,7 +125,7 @@ CheckResult check_within_error_bound(ForwardBackend& subject, const ForwardCase&
   return r;
 }
 
-CheckResult check_batch_invariance(ForwardBackend& subject, const ForwardCase& c, std::int64_t batch_rows) {
+CheckResult check_batch_invariance(ForwardSubject& subject, const ForwardCase& c, std::int64_t batch_rows) {
   const ForwardProblem p = c.materialize();
   const ForwardProblem alone = single_row(p, 0);
   BackendResult want = run(subject, alone);
@@ -151,7 +163,7 @@ CheckResult check_batch_invariance(ForwardBackend& subject, const ForwardCase& c
   return r;
 }
 
-CheckResult check_column_shard_equals_slice(ForwardBackend& subject, const ForwardCase& c) {
+CheckResult check_column_shard_equals_slice(ForwardSubject& subject, const ForwardCase& c) {
   const ForwardProblem p = c.materialize();
   BackendResult whole = run(subject, p);
   if (!whole.status.ok()) return backend_error(subject, whole.status);

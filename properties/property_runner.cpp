@@ -97,7 +97,9 @@ std::vector<std::string> classify_shape(const ForwardCase& c) {
   return classes;
 }
 
-PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
+namespace {
+
+PropertyRun empty_run(const PropertySpec& spec) {
   PropertyRun run;
   run.name = spec.name;
   run.description = spec.description;
@@ -105,10 +107,56 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
   run.kernel = spec.kernel;
   run.contract = spec.contract;
   run.expect_failure = spec.expect_failure;
+  run.kind = spec.kind;
+  return run;
+}
+
+// A scenario property: each malformed call is one case; scenarios that cannot run here are skipped.
+PropertyRun run_scenarios(const PropertySpec& spec, const RunOptions& options) {
+  PropertyRun run = empty_run(spec);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<FailClosedOutcome> outcomes = spec.scenarios();
+  run.requested = static_cast<std::int64_t>(outcomes.size());
+  for (const FailClosedOutcome& o : outcomes) {
+    if (o.skipped) {
+      ++run.skipped;
+      run.skip_reason += (run.skip_reason.empty() ? "" : "; ") + o.scenario + ": " + o.skip_reason;
+      continue;
+    }
+    ++run.cases;
+    ++run.families["scenario"];
+    if (o.passed()) continue;
+    ++run.failed;
+    FailureRecord f;
+    f.reproduce = options.reproduce_prefix + " --property " + spec.name + " --kernel " + spec.kernel;
+    f.detail = o.scenario + ": expected " + std::string(status_code_name(o.expected)) + ", got " +
+               std::string(status_code_name(o.got)) + (o.message.empty() ? "" : " (" + o.message + ")") +
+               (o.output_untouched ? "" : "; the output buffer was written");
+    f.original = o.scenario;
+    run.failures.push_back(std::move(f));
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+}  // namespace
+
+PropertyRun not_run(const PropertySpec& spec, std::int64_t planned, const std::string& reason) {
+  PropertyRun run = empty_run(spec);
+  run.requested = planned;
+  run.skipped = planned;
+  run.skip_reason = reason;
+  return run;
+}
+
+PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
+  if (spec.kind == PropertyKind::scenario) return run_scenarios(spec, options);
+  PropertyRun run = empty_run(spec);
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t total = options.cases_override >= 0 ? options.cases_override : spec.cases;
   const std::int64_t first = options.only_case >= 0 ? options.only_case : 0;
   const std::int64_t last = options.only_case >= 0 ? options.only_case + 1 : total;
+  run.requested = last - first;
 
   // Each (property, kernel) pair draws its own cases; a stable hash keeps seeds portable across builds.
   rc::Random root(options.seed ^ fnv1a(spec.name + "|" + spec.kernel));

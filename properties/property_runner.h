@@ -9,6 +9,8 @@
 
 #include "properties/check_result.h"
 #include "properties/forward_case.h"
+#include "properties/verdict.h"
+#include "subjects/fail_closed.h"
 
 namespace ordo::properties {
 
@@ -18,14 +20,17 @@ namespace ordo::properties {
 struct PropertySpec {
   std::string name;         // e.g. "forward.kernel_equals_emulator"
   std::string description;
-  std::string backend;      // "emulator", "cuda", "oracle"
-  std::string kernel;       // variant id, or the host implementation's id
+  std::string backend;      // the subject's kind: "cuda", "plugin", "emulator", "oracle"
+  std::string kernel;       // the subject's id
   std::string contract;
   std::int64_t cases = 100;
   rc::Gen<ForwardCase> gen = rc::gen::just(ForwardCase{});
   std::function<CheckResult(const ForwardCase&)> check;
   bool expect_failure = false;
   std::string not_runnable;  // non-empty: the suite knows this cannot run here (why), e.g. another SM
+  PropertyKind kind = PropertyKind::bitwise;
+  // A scenario property (kind scenario) runs these instead of generated cases: each is one case.
+  std::function<std::vector<FailClosedOutcome>()> scenarios;
 };
 
 struct FailureRecord {
@@ -51,8 +56,13 @@ struct PropertyRun {
   std::map<std::string, std::int64_t> shape_classes;  // see classify_shape()
   std::vector<FailureRecord> failures;
   double seconds = 0;
-  // pass: no failure and no tool error; for a self-test: at least one failure caught.
-  bool passed() const { return tool_errors == 0 && (expect_failure ? failed > 0 : failed == 0); }
+  PropertyKind kind = PropertyKind::bitwise;
+  std::int64_t requested = 0;  // cases planned
+  std::int64_t skipped = 0;    // cases planned but not run (scenarios that need two GPUs, ...)
+  std::string skip_reason;
+  RowEvidence evidence() const { return {kind, expect_failure, requested, cases, skipped, failed, tool_errors}; }
+  Verdict verdict() const { return compute_verdict(evidence()); }
+  bool passed() const { return verdict() == Verdict::pass; }
 };
 
 struct RunOptions {
@@ -70,5 +80,8 @@ struct RunOptions {
 std::vector<std::string> classify_shape(const ForwardCase& c);
 
 PropertyRun run_property(const PropertySpec& spec, const RunOptions& options);
+
+// The row of a property that cannot run here: every planned case skipped, with the reason.
+PropertyRun not_run(const PropertySpec& spec, std::int64_t planned, const std::string& reason);
 
 }  // namespace ordo::properties

@@ -48,7 +48,8 @@ nlohmann::json to_json(const Report& r) {
                      {"cases", run.cases},
                      {"failed", run.failed},
                      {"tool_errors", run.tool_errors},
-                     {"skipped", row.skipped},
+                     {"skipped", run.skipped},
+                     {"requested", run.requested},
                      {"elements", run.elements},
                      {"families", families},
                      {"shape_classes", shapes},
@@ -60,7 +61,7 @@ nlohmann::json to_json(const Report& r) {
                      {"nonfinite_input_elements", run.nonfinite_inputs},
                      {"seconds", run.seconds},
                      {"failures", failures}};
-    if (!row.skip_reason.empty()) row_json["skip_reason"] = row.skip_reason;
+    if (!run.skip_reason.empty()) row_json["skip_reason"] = run.skip_reason;
     results.push_back(row_json);
   }
   j["results"] = results;

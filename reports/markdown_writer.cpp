@@ -38,15 +38,15 @@ std::string to_markdown(const Report& r) {
   for (const ResultRow& row : r.results) {
     const auto& run = row.run;
     md << "| " << run.name << " | `" << run.kernel << "` | " << run.backend << " | " << row.verdict() << " | "
-       << run.cases << " | " << run.failed << " | " << row.skipped << " | " << run.elements << " | "
+       << run.cases << " | " << run.failed << " | " << run.skipped << " | " << run.elements << " | "
        << (run.max_error_over_bound > 0 ? fmt_double(run.max_error_over_bound) : "-") << " |\n";
   }
   bool any_skip = false;
   for (const ResultRow& row : r.results)
-    if (!row.skip_reason.empty()) {
+    if (!row.run.skip_reason.empty()) {
       if (!any_skip) md << "\n## Not run\n\n";
       any_skip = true;
-      md << "- " << row.run.name << " (`" << row.run.kernel << "`): " << row.skip_reason << "\n";
+      md << "- " << row.run.name << " (`" << row.run.kernel << "`): " << row.run.skip_reason << "\n";
     }
   md << "\n## Value families and shape classes per property\n\n";
   for (const ResultRow& row : r.results) {

@@ -8,6 +8,7 @@
 #include "kernels/probe_api.h"
 #include "properties/tc_probe.h"
 #include "reports/report.h"
+#include "subjects/environment_probe.h"
 #include "tools/commands.h"
 #include "tools/result_printing.h"
 
@@ -25,7 +26,7 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   report.command = command_line;
   report.seed = o.seed;
   report.started_at = reports::utc_now_iso8601();
-  report.environment = reports::probe_environment(true);
+  report.environment = probe_environment(true);
   if (!report.environment.gpu) {
     std::printf("ordo probe: not run: no usable CUDA device (%s)\n", report.environment.gpu_absent_reason.c_str());
     return 3;
@@ -38,7 +39,7 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   std::printf("ordo probe: %s (sm_%d), %d random tiles (%d outputs), seed %llu\n", report.environment.gpu->name.c_str(),
               po.device_sm, o.tiles, o.tiles * 256, static_cast<unsigned long long>(o.seed));
   auto add = [&report](properties::PropertyRun run) {
-    reports::ResultRow row{std::move(run), 0, ""};
+    reports::ResultRow row{std::move(run)};
     print_row(row);
     report.results.push_back(std::move(row));
   };

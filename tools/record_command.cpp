@@ -1,8 +1,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "backends/backend.h"
-#include "backends/backward_backend.h"
+#include "subjects/forward_subject.h"
+#include "subjects/backward_subject.h"
 #include "core/build_info.h"
 #include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
@@ -30,7 +30,7 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
     for (const KernelVariant& v : *list) {
       if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
       const bool is_data = list == &kernels::backward_data_variants();
-      auto kernel = make_backward_cuda_backend(v.id);
+      auto kernel = make_backward_cuda_subject(v.id);
       properties::GoldenBackwardFile f;
       f.variant = v.id;
       f.contract = v.contract_id;
@@ -85,7 +85,7 @@ int run_record(const RecordOptions& o) {
   int written = 0;
   for (const KernelVariant& v : kernels::forward_variants()) {
     if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
-    auto kernel = make_cuda_backend(v.id);
+    auto kernel = make_cuda_forward_subject(v.id);
     properties::GoldenFile f;
     f.variant = v.id;
     f.contract = v.contract_id;

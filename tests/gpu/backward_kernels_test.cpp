@@ -142,7 +142,7 @@ BackwardWeightResult gpu_dw(const std::string& id, const BackwardWeightProblem& 
 }
 
 std::vector<float> emulate_dx(const Flavour& f, const BackwardDataProblem& p) {
-  return oracle::emulate_backward_data(p, f.dx_contract().accumulation);
+  return oracle::emulate_backward_data(p, f.dx_contract().plan);
 }
 
 BackwardWeightResult emulate_dw(const Flavour& f, const BackwardWeightProblem& p) {

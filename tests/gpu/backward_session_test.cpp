@@ -83,7 +83,7 @@ BackwardWeightResult whole_batch(const std::string& id, const BackwardWeightProb
 }
 
 BackwardWeightResult emulate(const SessionFlavour& f, const BackwardWeightProblem& p) {
-  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, f.contract().accumulation);
+  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, f.contract().plan);
   if (!r.status.ok()) throw std::runtime_error("emulate_backward_weight refused a valid problem: " + r.status.to_string());
   return r.result;
 }

@@ -1,18 +1,17 @@
-// Kernel properties on the GPU (300 cases each under ctest; `ordo verify --level 2` runs the large
-// qualification budget).
+// Targeted kernel checks on the GPU beyond the generated suite (tests/gpu/suite_test.cpp runs that).
 #include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include <algorithm>
 #include <map>
 #include <memory>
 
-#include "backends/backend.h"
+#include "subjects/forward_subject.h"
+#include "core/contract_file.h"
 #include "core/contract.h"
 #include "gpu_test_support.h"
 #include "kernels/forward_api.h"
 #include "properties/forward_checks.h"
-#include "properties/forward_suite.h"
+#include "properties/suite.h"
 
 namespace ordo::properties {
 namespace {
@@ -20,11 +19,11 @@ namespace {
 using ordo::testing::GpuTest;
 
 // The emulator of the contract a variant claims.
-ForwardBackend& emulator_for(const std::string& variant_id) {
-  static std::map<std::string, std::unique_ptr<ForwardBackend>> cache;
+ForwardSubject& emulator_for(const std::string& variant_id) {
+  static std::map<std::string, std::unique_ptr<ForwardSubject>> cache;
   const std::string contract = kernels::find_forward_variant(variant_id)->contract_id;
   auto& slot = cache[contract];
-  if (!slot) slot = make_emulator_backend(contract);
+  if (!slot) slot = make_emulator_subject(resolve_contract(contract));
   return *slot;
 }
 
@@ -39,47 +38,14 @@ ForwardCase for_variant(ForwardCase c, const std::string& id) {
   return c;
 }
 
-ForwardBackend& kernel(const std::string& id) {
-  static std::map<std::string, std::unique_ptr<ForwardBackend>> cache;
+ForwardSubject& kernel(const std::string& id) {
+  static std::map<std::string, std::unique_ptr<ForwardSubject>> cache;
   auto& slot = cache[id];
-  if (!slot) slot = make_cuda_backend(id);
+  if (!slot) slot = make_cuda_forward_subject(id);
   return *slot;
 }
 
-rc::Gen<ForwardCase> gpu_cases() { return gen_forward_case(gpu_shape_limits(1), all_families()); }
-
-void require(const CheckResult& r, const ForwardCase& c) {
-  RC_TAG(std::string(family_name(c.family)));
-  if (!r.passed) RC_FAIL(r.detail);
-}
-
 class KernelProperties : public GpuTest {};
-
-// RapidCheck's fixture properties build their own fixture per case, bypassing SetUp's skip, so the
-// GPU properties run rc::check inside an ordinary (skippable) test instead; RC_PARAMS still applies.
-TEST_F(KernelProperties, EveryVariantEqualsEmulatorBitwise) {
-  EXPECT_TRUE(rc::check("kernel == emulator, bit for bit", [] {
-    const ForwardCase c = *gpu_cases();
-    for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id)), c);
-  }));
-}
-
-TEST_F(KernelProperties, RowAloneEqualsRowInBatchOfUpTo4096) {
-  EXPECT_TRUE(rc::check("row alone == row in batch", [] {
-    const ForwardCase c = *gpu_cases();
-    for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_batch_invariance(kernel(id), for_variant(c, id), std::max<std::int64_t>(2, c.M)), c);
-  }));
-}
-
-TEST_F(KernelProperties, ColumnShardEqualsSliceOfWhole) {
-  EXPECT_TRUE(rc::check("column shard == slice of whole", [] {
-    const ForwardCase c = *gpu_cases();
-    for (const std::string& id : ordo::testing::production_forward_variants())
-      require(check_column_shard_equals_slice(kernel(id), for_variant(c, id)), c);
-  }));
-}
 
 TEST_F(KernelProperties, ReviewersOrderValuesOnTileEdges) {
   // 1, 2^-24, -1 in both orders at K = 1..3 and around the 16-wide k slab and the 128 tile.

@@ -14,17 +14,12 @@
 #include <cmath>
 
 #include "backward_test_support.h"
-#include "oracle/fma_chain_emulator.h"
-#include "oracle/tc_chain_emulator.h"
-#include "oracle/weight_grad_accumulator.h"
+#include "oracle/plan_emulator.h"
 
 namespace ordo::testing {
 namespace {
 
-std::vector<float> forward(const ForwardProblem& p, const Contract& c) {
-  if (const auto tc = oracle::tc_params_of(c.accumulation)) return oracle::emulate_forward_tc_chain(p, *tc);
-  return oracle::emulate_forward_fma_chain(p);
-}
+std::vector<float> forward(const ForwardProblem& p, const Contract& c) { return oracle::emulate_dot(c.plan, p); }
 
 // Rows [n0, n1) of W and the bias.
 ForwardProblem forward_shard(const ForwardProblem& p, std::int64_t n0, std::int64_t n1) {
@@ -161,7 +156,7 @@ TEST(BackwardFusedShard, FusedDxIsOneChainNotTheSumOfSeparateDx) {
   BackwardDataProblem fused{.M = 1, .N = 2, .K = 1, .g = {-1.0f, a}, .w = {1.0f, a}, .bf16_operands = false};
   BackwardDataProblem q{.M = 1, .N = 1, .K = 1, .g = {-1.0f}, .w = {1.0f}, .bf16_operands = false};
   BackwardDataProblem k{.M = 1, .N = 1, .K = 1, .g = {a}, .w = {a}, .bf16_operands = false};
-  const AccumulationModel m = contract_bwd_dx_f32_fma_chain().accumulation;
+  const ReductionPlan& m = contract_bwd_dx_f32_fma_chain().plan;
   const float dx_fused = oracle::emulate_backward_data(fused, m)[0];
   const float dx_sum = oracle::emulate_backward_data(q, m)[0] + oracle::emulate_backward_data(k, m)[0];
   EXPECT_EQ(dx_fused, std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24));

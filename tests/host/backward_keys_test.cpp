@@ -138,7 +138,7 @@ RC_GTEST_PROP(BackwardKeys, NonzeroPaddingGradientIsRefused, ()) {
     if (p.bf16_operands) v = oracle::round_to_bf16(v);
   }
   p.g[static_cast<std::size_t>(row * p.N + col)] = v;
-  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.accumulation);
+  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.plan);
   RC_ASSERT(r.status.code == StatusCode::padding_gradient_nonzero);
   RC_ASSERT(r.status.message.find("padding row " + std::to_string(row) + " ") != std::string::npos);
   RC_ASSERT(r.status.message.find("column " + std::to_string(col)) != std::string::npos);
@@ -155,7 +155,7 @@ RC_GTEST_PROP(BackwardKeys, DuplicateKeysAreRefused, ()) {
   const auto to = (from + *rc::gen::inRange<std::int64_t>(1, p.T)) % p.T;
   const std::int64_t w = p.keys->width;
   std::copy_n(p.keys->values.begin() + from * w, w, p.keys->values.begin() + to * w);
-  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.accumulation);
+  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.plan);
   RC_ASSERT(r.status.code == StatusCode::duplicate_key);
   const std::string rows = "rows " + std::to_string(std::min(from, to)) + " and " + std::to_string(std::max(from, to));
   RC_ASSERT(r.status.message.find(rows) != std::string::npos);
@@ -171,7 +171,7 @@ RC_GTEST_PROP(BackwardKeys, KeysOfTheWrongShapeAreRefused, ()) {
   p.keys = LogicalKeys{width,
                        std::vector<std::int64_t>(static_cast<std::size_t>(std::max<std::int64_t>(rows, 0) * width), 0)};
   if (width == 4 && rows != p.T) p.keys = random_keys(rows, 2, fc.seed);  // right width, wrong row count
-  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.accumulation);
+  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.plan);
   RC_ASSERT(r.status.code == StatusCode::bad_keys);
 }
 

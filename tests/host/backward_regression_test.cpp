@@ -72,10 +72,10 @@ TEST(BackwardRegression, SeedDwPermutationReproducesEveryExpectedBit) {
   const std::vector<RegressionCase> cases = read_cases(j);
   ASSERT_EQ(cases.size(), 4u);
   for (const RegressionCase& c : cases) {
-    const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(c.problem, contract->accumulation);
+    const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(c.problem, contract->plan);
     ASSERT_TRUE(r.status.ok()) << r.status.to_string();
     EXPECT_EQ(first_difference(r.result, c.expected), "") << c.order << " (emulator)";
-    EXPECT_EQ(first_difference(oracle::reference_backward_weight(c.problem, contract->accumulation), c.expected), "")
+    EXPECT_EQ(first_difference(oracle::reference_backward_weight(c.problem, contract->plan), c.expected), "")
         << c.order << " (scalar reference)";
   }
 }

@@ -20,7 +20,7 @@ BackwardSessionConfig config_for(const BackwardWeightProblem& p, const Contract&
   cfg.K = p.K;
   cfg.with_bias_grad = p.with_bias_grad;
   cfg.bf16_operands = p.bf16_operands;
-  cfg.model = c.accumulation;
+  cfg.plan = c.plan;
   return cfg;
 }
 
@@ -159,7 +159,7 @@ TEST(BackwardSession, InOrderSessionRefusesAnOutOfOrderMicrobatchAndGoesOn) {
   ASSERT_TRUE(session.submit(tokens({4, 3})).ok());
   const oracle::BackwardWeightOutcome r = session.finish();
   ASSERT_TRUE(r.status.ok());
-  EXPECT_EQ(first_difference(r.result, oracle::emulate_backward_weight(tokens({0, 1, 2, 3, 4}), c.accumulation).result),
+  EXPECT_EQ(first_difference(r.result, oracle::emulate_backward_weight(tokens({0, 1, 2, 3, 4}), c.plan).result),
             "");
 }
 
@@ -188,7 +188,7 @@ TEST(BackwardSession, ExpectedKeysBufferOnlyAheadOfAGapAndReportWhatIsMissing) {
   const oracle::BackwardWeightOutcome r = session.finish();
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   const BackwardWeightProblem whole = tokens({5, 0, 3, 1, 4, 2}, true);
-  EXPECT_EQ(first_difference(r.result, oracle::emulate_backward_weight(whole, c.accumulation).result), "");
+  EXPECT_EQ(first_difference(r.result, oracle::emulate_backward_weight(whole, c.plan).result), "");
   EXPECT_EQ(session.submit(tokens({0}, true)).code, StatusCode::tool_error);
 }
 

@@ -30,7 +30,7 @@ using properties::random_permutation;
 using properties::transpose;
 using properties::weight_problem;
 
-inline bool is_tc(const Contract& c) { return c.accumulation != AccumulationModel::fma_chain; }
+inline bool is_tc(const Contract& c) { return c.plan.step.kind == StepKind::tc_fdpa; }
 
 // Shapes of backward cases. For dX the forward case's (M, N, K) read as dX's (M, K, N): N, the
 // reduced axis, is the forward K. For dW they read as (N, K, T): the tokens are the forward K.
@@ -60,7 +60,7 @@ inline BackwardWeightProblem with_padding(const BackwardWeightProblem& p, std::i
 
 // The whole-batch emulator's result; fails the property if the problem is refused.
 inline BackwardWeightResult emulate_ok(const BackwardWeightProblem& p, const Contract& c) {
-  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.accumulation);
+  const oracle::BackwardWeightOutcome r = oracle::emulate_backward_weight(p, c.plan);
   if (!r.status.ok()) RC_FAIL("emulate_backward_weight refused a valid problem: " + r.status.to_string());
   return r.result;
 }

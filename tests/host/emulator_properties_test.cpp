@@ -4,20 +4,20 @@
 
 #include <algorithm>
 
-#include "backends/backend.h"
+#include "subjects/forward_subject.h"
 #include "core/contract.h"
 #include "properties/forward_checks.h"
-#include "properties/forward_suite.h"
+#include "properties/suite.h"
 
 namespace ordo::properties {
 namespace {
 
-ForwardBackend& emulator() {
-  static auto b = make_emulator_backend(contract_fwd_f32_fma_chain().id);
+ForwardSubject& emulator() {
+  static auto b = make_emulator_subject(contract_fwd_f32_fma_chain());
   return *b;
 }
-ForwardBackend& scalar_reference() {
-  static auto b = make_scalar_reference_backend(contract_fwd_f32_fma_chain().id);
+ForwardSubject& scalar_reference() {
+  static auto b = make_scalar_reference_subject(contract_fwd_f32_fma_chain());
   return *b;
 }
 

@@ -3,7 +3,9 @@
 #include <cfloat>
 
 #include "core/float_bits.h"
+#include "core/contract.h"
 #include "oracle/exact_forward.h"
+#include "oracle/plan_error_bound.h"
 #include "oracle/fpu_environment.h"
 #include "test_support.h"
 
@@ -13,6 +15,12 @@
 
 namespace ordo {
 namespace {
+
+// Element (0, 0) of p judged against the bound of fwd.f32.fma-chain/1's plan.
+oracle::ElementVerdict judge(const ForwardProblem& p, float candidate) {
+  return oracle::judge_plan_element(contract_fwd_f32_fma_chain().plan, p.x_row(0), p.w_row(0), p.K, p.bias_at(0),
+                                    candidate, false);
+}
 
 using testing::dot_problem;
 using testing::kTwoM24;
@@ -33,7 +41,7 @@ TEST(ExactOracle, RoundsTheExactSumOnceToNearestEven) {
 
 TEST(ExactOracle, ErrorBoundHoldsForTheChainAndCatchesAWrongCandidate) {
   const ForwardProblem p = dot_problem({1.0f, kTwoM24, -1.0f}, {1, 1, 1});
-  const oracle::ElementVerdict right = oracle::judge_fma_chain_element(p, 0, 0, 0.0f);
+  const oracle::ElementVerdict right = judge(p, 0.0f);
   EXPECT_EQ(right.klass, oracle::ElementClass::finite);
   EXPECT_TRUE(right.within_bound);
   EXPECT_EQ(right.error, static_cast<double>(kTwoM24));
@@ -41,13 +49,13 @@ TEST(ExactOracle, ErrorBoundHoldsForTheChainAndCatchesAWrongCandidate) {
   EXPECT_GT(right.error_over_bound(), 0.1);
   EXPECT_LT(right.error_over_bound(), 0.2);
   // A candidate off by 2^-20 is outside the bound.
-  const oracle::ElementVerdict wrong = oracle::judge_fma_chain_element(p, 0, 0, std::ldexp(1.0f, -20));
+  const oracle::ElementVerdict wrong = judge(p, std::ldexp(1.0f, -20));
   EXPECT_FALSE(wrong.within_bound);
 }
 
 TEST(ExactOracle, NonFiniteInputsAreClassifiedNotJudged) {
   const ForwardProblem p = dot_problem({INFINITY}, {1.0f});
-  EXPECT_EQ(oracle::judge_fma_chain_element(p, 0, 0, INFINITY).klass, oracle::ElementClass::nonfinite_input);
+  EXPECT_EQ(judge(p, INFINITY).klass, oracle::ElementClass::nonfinite_input);
 }
 
 TEST(FpuEnvironment, DefaultIsCleanAndFlushToZeroIsDetected) {

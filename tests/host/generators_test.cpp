@@ -6,7 +6,7 @@
 
 #include "core/float_bits.h"
 #include "properties/forward_case.h"
-#include "properties/forward_suite.h"
+#include "properties/suite.h"
 
 namespace ordo::properties {
 namespace {

@@ -5,7 +5,8 @@
 
 #include <filesystem>
 
-#include "backends/backward_backend.h"
+#include "subjects/backward_subject.h"
+#include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "properties/backward_case.h"
 #include "properties/golden_backward.h"
@@ -23,7 +24,7 @@ std::vector<std::filesystem::path> golden_backward_files() {
 }
 
 // "" when the emulator reproduces every recorded bit of the case, else the first difference.
-std::string replay(BackwardBackend& emulator, const GoldenBackwardCase& c) {
+std::string replay(BackwardSubject& emulator, const GoldenBackwardCase& c) {
   if (c.data) {
     const BackendResult r = emulator.data(*c.data);
     if (!r.status.ok()) return "emulator refused the case: " + r.status.to_string();
@@ -42,7 +43,7 @@ TEST(GoldenBackwardVectors, CorpusIsPresent) {
 TEST(GoldenBackwardVectors, EmulatorReproducesEveryRecordedGpuBit) {
   for (const auto& path : golden_backward_files()) {
     const GoldenBackwardFile f = read_golden_backward_file(path.string());
-    auto emulator = make_backward_emulator_backend(f.contract);
+    auto emulator = make_backward_emulator_subject(resolve_contract(f.contract));
     std::size_t elements = 0;
     for (std::size_t i = 0; i < f.cases.size(); ++i) {
       const GoldenBackwardCase& c = f.cases[i];
@@ -60,7 +61,7 @@ TEST(GoldenBackwardVectors, AFlippedBitInARecordedOutputIsCaught) {
   for (const auto& path : files) {
     GoldenBackwardFile f = read_golden_backward_file(path.string());
     ASSERT_FALSE(f.cases.empty());
-    auto emulator = make_backward_emulator_backend(f.contract);
+    auto emulator = make_backward_emulator_subject(resolve_contract(f.contract));
     GoldenBackwardCase& c = f.cases[0];
     float& v = c.data ? c.dx[0] : c.dw.dw[0];
     v = float_of(bits_of(v) ^ 1u);

@@ -5,7 +5,8 @@
 
 #include <filesystem>
 
-#include "backends/backend.h"
+#include "subjects/forward_subject.h"
+#include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "properties/forward_checks.h"
 #include "properties/golden_corpus.h"
@@ -30,7 +31,7 @@ TEST(GoldenVectors, CorpusIsPresent) {
 TEST(GoldenVectors, EmulatorReproducesEveryRecordedGpuBit) {
   for (const auto& path : golden_files()) {
     const GoldenFile f = read_golden_file(path.string());
-    auto emulator = make_emulator_backend(f.contract);
+    auto emulator = make_emulator_subject(resolve_contract(f.contract));
     std::int64_t elements = 0;
     for (std::size_t i = 0; i < f.cases.size(); ++i) {
       const GoldenCase& c = f.cases[i];

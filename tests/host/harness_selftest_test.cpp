@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "backends/backend.h"
+#include "subjects/forward_subject.h"
 #include "core/contract.h"
 #include "core/float_bits.h"
 #include "properties/forward_checks.h"
-#include "properties/forward_suite.h"
+#include "properties/suite.h"
 
 namespace ordo::properties {
 namespace {
@@ -16,12 +16,15 @@ namespace {
 enum class Defect { k_reversed, k_split_halves, last_term_dropped };
 
 // A scalar chain with one planted defect.
-class HostMutant final : public ForwardBackend {
+class HostMutant final : public ForwardSubject {
  public:
-  explicit HostMutant(Defect d) : defect_(d) {}
-  std::string name() const override { return "host-mutant"; }
-  std::string kernel_id() const override { return "host.mutant"; }
-  std::string contract_id() const override { return contract_fwd_f32_fma_chain().id; }
+  explicit HostMutant(Defect d) : defect_(d) {
+    traits_.id = "host.mutant";
+    traits_.kind = "host-mutant";
+    traits_.contract = contract_fwd_f32_fma_chain();
+    traits_.is_mutant = true;
+  }
+  const SubjectTraits& traits() const override { return traits_; }
   BackendResult forward(const ForwardProblem& p) override {
     BackendResult r;
     r.y.resize(static_cast<std::size_t>(p.M * p.N));
@@ -46,6 +49,7 @@ class HostMutant final : public ForwardBackend {
 
  private:
   Defect defect_;
+  SubjectTraits traits_;
 };
 
 PropertyRun hunt(std::function<CheckResult(const ForwardCase&)> check) {
@@ -62,7 +66,7 @@ PropertyRun hunt(std::function<CheckResult(const ForwardCase&)> check) {
 }
 
 TEST(HarnessSelfTest, BitwisePropertyCatchesReversedK) {
-  auto emulator = make_emulator_backend(contract_fwd_f32_fma_chain().id);
+  auto emulator = make_emulator_subject(contract_fwd_f32_fma_chain());
   HostMutant mutant(Defect::k_reversed);
   const PropertyRun run = hunt([&](const ForwardCase& c) { return check_bitwise_equal(mutant, *emulator, c); });
   ASSERT_TRUE(run.passed()) << "the reversed-K mutant survived " << run.cases << " cases";
@@ -73,7 +77,7 @@ TEST(HarnessSelfTest, BitwisePropertyCatchesReversedK) {
 }
 
 TEST(HarnessSelfTest, BitwisePropertyCatchesSplitK) {
-  auto emulator = make_emulator_backend(contract_fwd_f32_fma_chain().id);
+  auto emulator = make_emulator_subject(contract_fwd_f32_fma_chain());
   HostMutant mutant(Defect::k_split_halves);
   EXPECT_TRUE(hunt([&](const ForwardCase& c) { return check_bitwise_equal(mutant, *emulator, c); }).passed());
 }
@@ -84,7 +88,7 @@ TEST(HarnessSelfTest, BoundPropertyCatchesADroppedTerm) {
 }
 
 TEST(HarnessSelfTest, ReproduceCommandRerunsTheSameCase) {
-  auto emulator = make_emulator_backend(contract_fwd_f32_fma_chain().id);
+  auto emulator = make_emulator_subject(contract_fwd_f32_fma_chain());
   HostMutant mutant(Defect::k_reversed);
   PropertySpec spec;
   spec.name = "selftest.host_mutant";

@@ -5,19 +5,28 @@
 #include <cfloat>
 
 #include "core/float_bits.h"
+#include "core/contract.h"
 #include "oracle/exact_forward.h"
-#include "oracle/fma_chain_emulator.h"
+#include "oracle/plan_error_bound.h"
+#include "oracle/plan_emulator.h"
 #include "test_support.h"
 
 namespace ordo {
 namespace {
 
+// Element (0, 0) of p judged against the bound of fwd.f32.fma-chain/1's plan.
+oracle::ElementVerdict judge(const ForwardProblem& p, float candidate) {
+  return oracle::judge_plan_element(contract_fwd_f32_fma_chain().plan, p.x_row(0), p.w_row(0), p.K, p.bias_at(0),
+                                    candidate, false);
+}
+
 using testing::dot_problem;
 using testing::kTwoM24;
 
 float emulate_one(const ForwardProblem& p) {
-  const float fast = oracle::emulate_forward_fma_chain(p)[0];
-  EXPECT_EQ(bits_of(fast), bits_of(oracle::reference_forward_fma_chain(p)[0]));
+  const ReductionPlan& plan = contract_fwd_f32_fma_chain().plan;
+  const float fast = oracle::emulate_dot(plan, p)[0];
+  EXPECT_EQ(bits_of(fast), bits_of(oracle::reference_dot(plan, p)[0]));
   return fast;
 }
 
@@ -75,7 +84,7 @@ TEST(KnownValues, OverflowInsideTheChain) {
   const ForwardProblem p = dot_problem({FLT_MAX, FLT_MAX, -FLT_MAX}, {1, 1, 1});
   EXPECT_EQ(emulate_one(p), INFINITY);
   EXPECT_EQ(oracle::correctly_rounded_forward_element(p, 0, 0), FLT_MAX);
-  EXPECT_EQ(oracle::judge_fma_chain_element(p, 0, 0, INFINITY).klass, oracle::ElementClass::overflowed);
+  EXPECT_EQ(judge(p, INFINITY).klass, oracle::ElementClass::overflowed);
   // 2^64 * 2^64 overflows; the fused second step computes Inf + (-2^128) exactly = +Inf (not NaN,
   // as separate products would give); the exact answer is 0.
   const float big = std::ldexp(1.0f, 64);

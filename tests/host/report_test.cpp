@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/report.h"
+#include "subjects/environment_probe.h"
 
 namespace ordo::reports {
 namespace {
@@ -9,7 +10,7 @@ Report sample_report() {
   Report r;
   r.command = "ordo verify";
   r.seed = 7;
-  r.environment = probe_environment(false);
+  r.environment = ordo::probe_environment(false);
   ResultRow pass;
   pass.run.name = "forward.emulator_equals_scalar_reference";
   pass.run.kernel = "host.emulator";
@@ -17,8 +18,9 @@ Report sample_report() {
   pass.run.families["ties"] = 10;
   ResultRow skipped;
   skipped.run.name = "forward.kernel_equals_emulator";
-  skipped.skipped = 100;
-  skipped.skip_reason = "not run: no usable CUDA device";
+  skipped.run.requested = 100;
+  skipped.run.skipped = 100;
+  skipped.run.skip_reason = "not run: no usable CUDA device";
   r.results = {pass, skipped};
   return r;
 }

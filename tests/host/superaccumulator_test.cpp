@@ -9,7 +9,7 @@
 #include "oracle/exact_gemm.h"
 #include "oracle/superaccumulator.h"
 #include "properties/exact_checks.h"
-#include "properties/forward_suite.h"
+#include "properties/suite.h"
 #include "test_support.h"
 
 namespace ordo {

@@ -1,0 +1,42 @@
+#pragma once
+// The verdict of a report row, computed in one place from the evidence alone. A row passes only when it
+// ran at least one case and nothing failed: zero cases run is never a pass.
+#include <cstdint>
+#include <string_view>
+
+namespace ordo::properties {
+
+enum class PropertyKind {
+  bitwise,     // two implementations must give the same bits
+  bound,       // every output within an error bound of the exact result
+  invariance,  // the subject against itself under a relation (batch, shard, permutation, microbatch)
+  scenario,    // malformed calls that must be refused (fail-closed)
+};
+
+enum class Verdict {
+  pass,
+  mismatch,                    // a bitwise or invariance check failed
+  bound_violation,             // an output outside its error bound
+  expected_rejection_missing,  // a malformed call was accepted, or refused with the wrong code
+  mutant_missed,               // a self-test subject (deliberately broken) passed every case
+  inconclusive,                // nothing ran (no GPU, another SM, zero cases)
+  tool_error,                  // the harness could not check a case
+};
+
+struct RowEvidence {
+  PropertyKind kind = PropertyKind::bitwise;
+  bool expect_failure = false;  // self-test: the subject is a mutant
+  std::int64_t requested = 0;   // cases planned
+  std::int64_t run = 0;         // cases checked
+  std::int64_t skipped = 0;     // cases planned but not run, with a reason
+  std::int64_t failed = 0;      // cases where the check failed
+  std::int64_t tool_errors = 0;
+};
+
+Verdict compute_verdict(const RowEvidence& e);
+std::string_view verdict_name(Verdict v);
+// pass and inconclusive do not fail a run (inconclusive rows print their reason; --require-gpu makes
+// them fail); every other verdict does.
+bool verdict_fails(Verdict v);
+
+}  // namespace ordo::properties
