@@ -73,6 +73,8 @@ PluginOperation read_operation(const ordo_operation_info& info, std::size_t inde
                    ? contract_from_text(contract_text, path + ": " + field + ".contract")
                    : resolve_contract(contract_text);
   } catch (const ContractFileError& e) {
+    // A JSON text's errors already name the library and the field; an id's do not.
+    if (!contract_text.empty() && contract_text[0] == '{') throw PluginError(e.what());
     fail(path, field + ".contract", e.what());
   }
   if (contract.kind != kind_of_op(info.op))
