@@ -11,5 +11,6 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
 void register_list(CLI::App& app, int& exit_code);
 void register_record(CLI::App& app, int& exit_code);
 void register_probe(CLI::App& app, int& exit_code, const std::string& command_line);
+void register_file_commands(CLI::App& app, int& exit_code, const std::string& command_line);
 
 }  // namespace ordo::tools

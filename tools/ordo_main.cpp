@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   ordo::tools::register_list(app, exit_code);
   ordo::tools::register_probe(app, exit_code, command_line);
   ordo::tools::register_record(app, exit_code);
+  ordo::tools::register_file_commands(app, exit_code, command_line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

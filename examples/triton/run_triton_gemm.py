@@ -6,7 +6,7 @@
     ordo check cases-bf16
 
 For every case in CASES_DIR/manifest.json this computes Y = X W^T (+ b) with one fixed Triton kernel
-and writes CASES_DIR/<case dir>/y.npy. The kernel is the standard Triton matmul: one BLOCK_M x BLOCK_N
+and writes each case's y.npy (the path the manifest names). The kernel is the standard Triton matmul: one BLOCK_M x BLOCK_N
 tile of Y per program, the K loop `acc = tl.dot(a, b, acc)` (the accumulator goes through every
 tl.dot, a chain over k ascending), an FP32 accumulator from zero, masked loads with other=0.0 for
 the K tail and the M/N edges, the bias added in FP32 after the loop, and Y stored as FP32 or rounded
@@ -87,10 +87,15 @@ def read_manifest(cases_dir):
         where = f"{path}: case {cid}"
         _require(cid not in seen, f"{where}: id listed twice")
         seen.add(cid)
-        d = c.get("dir")
-        _require(isinstance(d, str) and d and not os.path.isabs(d), f"{where}: dir must be a relative path")
-        full = os.path.realpath(os.path.join(cases_dir, d))
-        _require(full == root or full.startswith(root + os.sep), f"{where}: dir {d!r} leaves {cases_dir}")
+        files = {}
+        for key in ("x", "w", "b", "y"):
+            d = c.get(key)
+            if key == "b" and not c.get("bias"):
+                continue
+            _require(isinstance(d, str) and d and not os.path.isabs(d), f"{where}: {key} must be a relative path")
+            full = os.path.realpath(os.path.join(cases_dir, d))
+            _require(full.startswith(root + os.sep), f"{where}: {key} {d!r} leaves {cases_dir}")
+            files[key] = full
         dims = {}
         for key in ("M", "N", "K"):
             v = c.get(key)
@@ -100,7 +105,7 @@ def read_manifest(cases_dir):
         _require(isinstance(bias, bool), f"{where}: bias must be true or false")
         y_dtype = c.get("y_dtype")
         _require(y_dtype in ("f32", "bf16"), f"{where}: y_dtype is {y_dtype!r}; expected \"f32\" or \"bf16\"")
-        out.append(dict(id=cid, dir=full, M=dims["M"], N=dims["N"], K=dims["K"], bias=bias, y_dtype=y_dtype))
+        out.append(dict(id=cid, files=files, M=dims["M"], N=dims["N"], K=dims["K"], bias=bias, y_dtype=y_dtype))
     return operands, out
 
 
@@ -125,9 +130,9 @@ def load_operand(np, path, shape, dtype, what):
 def load_case(np, case, operands):
     M, N, K = case["M"], case["N"], case["K"]
     op_dtype = "<f4" if operands == "f32" else "<u2"
-    x = load_operand(np, os.path.join(case["dir"], "x.npy"), (M, K), op_dtype, "x")
-    w = load_operand(np, os.path.join(case["dir"], "w.npy"), (N, K), op_dtype, "w")
-    b = load_operand(np, os.path.join(case["dir"], "b.npy"), (N,), "<f4", "b") if case["bias"] else None
+    x = load_operand(np, case["files"]["x"], (M, K), op_dtype, "x")
+    w = load_operand(np, case["files"]["w"], (N, K), op_dtype, "w")
+    b = load_operand(np, case["files"]["b"], (N,), "<f4", "b") if case["bias"] else None
     return x, w, b
 
 
@@ -323,7 +328,8 @@ def main(argv=None):
             if y.dtype != np.dtype(want) or tuple(y.shape) != (case["M"], case["N"]):
                 raise CaseError(f"the kernel returned {y.dtype.str} {list(y.shape)}; expected {want} "
                                 f"{[case['M'], case['N']]}")
-            write_npy_atomic(np, os.path.join(case["dir"], "y.npy"), np.ascontiguousarray(y))
+            os.makedirs(os.path.dirname(case["files"]["y"]), exist_ok=True)
+            write_npy_atomic(np, case["files"]["y"], np.ascontiguousarray(y))
         except CaseError as e:
             print(f"error: case {case['id']}: {e}", file=sys.stderr)
             return EXIT_CASE_ERROR

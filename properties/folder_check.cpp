@@ -1,0 +1,254 @@
+#include "properties/folder_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+
+#include "core/float_bits.h"
+#include "oracle/plan_emulator.h"
+#include "oracle/plan_error_bound.h"
+#include "properties/forward_checks.h"
+
+namespace ordo::properties {
+namespace {
+
+using protocol::CaseEntry;
+using protocol::Relation;
+
+PropertyRun row(const std::string& name, const std::string& description, PropertyKind kind, const std::string& folder,
+                const std::string& contract) {
+  PropertyRun r;
+  r.name = name;
+  r.description = description;
+  r.backend = "files";
+  r.kernel = folder;
+  r.contract = contract;
+  r.kind = kind;
+  return r;
+}
+
+std::string inputs_of(const ForwardProblem& p, std::int64_t m, std::int64_t n) {
+  std::ostringstream os;
+  const std::int64_t shown = std::min<std::int64_t>(p.K, 8);
+  os << "x[" << m << ",0:" << shown << "] = [";
+  for (std::int64_t k = 0; k < shown; ++k) os << (k ? ", " : "") << hex_bits(p.x_at(m, k));
+  os << (p.K > shown ? ", ...]" : "]") << ", w[" << n << ",0:" << shown << "] = [";
+  for (std::int64_t k = 0; k < shown; ++k) os << (k ? ", " : "") << hex_bits(p.w_at(n, k));
+  os << (p.K > shown ? ", ...]" : "]");
+  if (p.bias) os << ", b[" << n << "] = " << hex_bits((*p.bias)[static_cast<std::size_t>(n)]);
+  return os.str();
+}
+
+struct CaseJudgement {
+  std::int64_t elements = 0, mismatches = 0;
+  std::vector<std::string> shown;
+  std::int64_t bound_judged = 0, bound_violations = 0, nonfinite = 0, overflowed = 0;
+  double max_ratio = 0;
+  std::string first_violation;
+};
+
+CaseJudgement judge_case(const Contract& contract, const ForwardProblem& p, const std::vector<float>& y,
+                         const FolderCheckOptions& o) {
+  CaseJudgement j;
+  const ReductionPlan& plan = contract.plan;
+  const std::vector<float> want = oracle::emulate_dot(plan, p);
+  const bool any_nan = !plan.nan_bits.has_value();
+  std::vector<std::int64_t> mismatched;
+  j.elements = static_cast<std::int64_t>(want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!same_output(y[i], want[i], any_nan)) mismatched.push_back(static_cast<std::int64_t>(i));
+  j.mismatches = static_cast<std::int64_t>(mismatched.size());
+  // The elements judged against the exact result: the mismatching ones first, then a sample of the rest.
+  std::vector<std::int64_t> judged(mismatched.begin(),
+                                   mismatched.begin() + std::min<std::int64_t>(j.mismatches, o.bound_elements_per_case));
+  const std::int64_t room = o.bound_elements_per_case - static_cast<std::int64_t>(judged.size());
+  if (room > 0) {
+    const std::int64_t stride = std::max<std::int64_t>(1, j.elements / room);
+    for (std::int64_t i = 0; i < j.elements && static_cast<std::int64_t>(judged.size()) < o.bound_elements_per_case; i += stride)
+      judged.push_back(i);
+  }
+  std::map<std::int64_t, oracle::ElementVerdict> verdicts;
+  for (const std::int64_t i : judged) {
+    const std::int64_t m = i / p.N, n = i % p.N;
+    const oracle::ElementVerdict v = oracle::judge_plan_element(plan, p.x_row(m), p.w_row(n), p.K, p.bias_at(n),
+                                                                y[static_cast<std::size_t>(i)], p.bf16_output);
+    verdicts[i] = v;
+    if (v.klass == oracle::ElementClass::nonfinite_input) {
+      ++j.nonfinite;
+      continue;
+    }
+    if (v.klass == oracle::ElementClass::overflowed) {
+      ++j.overflowed;
+      continue;
+    }
+    ++j.bound_judged;
+    j.max_ratio = std::max(j.max_ratio, v.error_over_bound());
+    if (!v.within_bound && j.bound_violations++ == 0) {
+      std::ostringstream os;
+      os << "[" << m << "," << n << "]: " << describe_float(y[static_cast<std::size_t>(i)]) << ", exact " << v.exact
+         << ", error " << v.error << " > bound " << v.bound << "; " << inputs_of(p, m, n);
+      j.first_violation = os.str();
+    }
+  }
+  for (std::size_t k = 0; k < mismatched.size() && static_cast<int>(k) < o.shown_mismatches; ++k) {
+    const std::int64_t i = mismatched[k], m = i / p.N, n = i % p.N;
+    std::ostringstream os;
+    os << "[" << m << "," << n << "]: got " << describe_float(y[static_cast<std::size_t>(i)]) << ", contract "
+       << describe_float(want[static_cast<std::size_t>(i)]);
+    if (auto it = verdicts.find(i); it != verdicts.end() && it->second.klass == oracle::ElementClass::finite)
+      os << "; exact " << it->second.exact << ", error " << it->second.error << " (bound " << it->second.bound << ")";
+    os << "; " << inputs_of(p, m, n);
+    j.shown.push_back(os.str());
+  }
+  return j;
+}
+
+std::string relation_row_name(const std::string& kind) {
+  if (kind == "batch_size") return "check.batch_size_invariance";
+  if (kind == "permutation") return "check.permutation_invariance";
+  return "check.column_shard_equals_slice";
+}
+
+}  // namespace
+
+std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptions& o) {
+  const protocol::CasesManifest& m = folder.manifest();
+  std::vector<const CaseEntry*> cases;
+  for (const CaseEntry& c : m.cases)
+    if (o.only_cases.empty() || std::find(o.only_cases.begin(), o.only_cases.end(), c.id) != o.only_cases.end())
+      cases.push_back(&c);
+  for (const std::string& id : o.only_cases)
+    if (!m.find(id)) throw InputError(folder.folder() + "/manifest.json: no case \"" + id + "\"");
+
+  // Every input and output first: bad input is refused before anything is judged.
+  std::map<std::string, bool> bf16_of;
+  for (const CaseEntry* c : cases) {
+    bool bf16 = false;
+    (void)folder.output(*c, &bf16);
+    bf16_of[c->id] = bf16;
+    if (o.contract && !o.contract->plan.allows_output(bf16 ? DType::bf16 : DType::f32))
+      throw InputError(folder.folder() + "/" + c->y + ": a " + (bf16 ? "bf16" : "f32") + " Y, which contract " +
+                       o.contract->id + " does not allow");
+    (void)folder.inputs(*c);
+  }
+  const std::string contract_id = o.contract ? o.contract->id : "none";
+  std::vector<PropertyRun> rows;
+  if (o.contract) {
+    PropertyRun eq = row("check.equals_contract", "every output element == the emulator of " + contract_id + ", bit for bit",
+                         PropertyKind::bitwise, folder.folder(), contract_id);
+    PropertyRun bound = row("check.within_error_bound",
+                            "outputs within the error bound of the contract's plan of the exact result (mismatching "
+                            "elements and a sample of the rest per case)",
+                            PropertyKind::bound, folder.folder(), contract_id);
+    const auto start = std::chrono::steady_clock::now();
+    std::int64_t done = 0;
+    for (const CaseEntry* c : cases) {
+      bool bf16 = false;
+      const std::vector<float> y = folder.output(*c, &bf16);
+      ForwardProblem p = folder.inputs(*c);
+      p.bf16_output = bf16;
+      const CaseJudgement j = judge_case(*o.contract, p, y, o);
+      ++eq.cases;
+      ++eq.families[c->family];
+      eq.elements += j.elements;
+      eq.requested = bound.requested = static_cast<std::int64_t>(cases.size());
+      if (j.mismatches > 0) {
+        ++eq.failed;
+        std::string detail = c->id + " (M=" + std::to_string(c->M) + " N=" + std::to_string(c->N) + " K=" + std::to_string(c->K) +
+                             ", " + c->family + ", " + c->purpose + ", y " + (bf16 ? "bf16" : "f32") + "): " +
+                             std::to_string(j.mismatches) + " of " + std::to_string(j.elements) + " elements differ";
+        for (const std::string& s : j.shown) detail += "\n    " + s;
+        eq.failures.push_back({"ordo check " + folder.folder() + " --contract " + contract_id + " --case " + c->id, detail,
+                               c->id, "", 0});
+      }
+      ++bound.cases;
+      ++bound.families[c->family];
+      bound.elements += j.bound_judged;
+      bound.nonfinite_inputs += j.nonfinite;
+      bound.overflowed += j.overflowed;
+      bound.max_error_over_bound = std::max(bound.max_error_over_bound, j.max_ratio);
+      double& fam = bound.max_error_over_bound_by_family[c->family];
+      fam = std::max(fam, j.max_ratio);
+      if (j.bound_violations > 0) {
+        ++bound.failed;
+        bound.failures.push_back({"ordo check " + folder.folder() + " --contract " + contract_id + " --case " + c->id,
+                                  c->id + ": " + std::to_string(j.bound_violations) + " of " + std::to_string(j.bound_judged) +
+                                      " judged elements outside the bound; first " + j.first_violation,
+                                  c->id, "", 0});
+      }
+      if (o.progress) o.progress("cases", ++done, static_cast<std::int64_t>(cases.size()));
+    }
+    eq.seconds = bound.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rows.push_back(std::move(eq));
+    rows.push_back(std::move(bound));
+  }
+
+  // The relations, grouped by kind. A relation is judged only when both its cases are selected.
+  std::map<std::string, PropertyRun> by_kind;
+  std::map<std::string, std::vector<float>> outputs;
+  auto y_of = [&](const std::string& id) -> const std::vector<float>& {
+    auto it = outputs.find(id);
+    if (it != outputs.end()) return it->second;
+    if (outputs.size() > 64) outputs.clear();
+    bool bf16 = false;
+    return outputs[id] = folder.output(*m.find(id), &bf16);
+  };
+  const bool any_nan = o.contract && !o.contract->plan.nan_bits.has_value();
+  for (const Relation& r : m.relations) {
+    if (!bf16_of.count(r.reference.case_id) || !bf16_of.count(r.subject.case_id)) continue;
+    auto [it, fresh] = by_kind.try_emplace(r.kind, row(relation_row_name(r.kind),
+                                                       r.kind == "batch_size"    ? "a row alone == the same row in batches of other sizes and positions"
+                                                       : r.kind == "permutation" ? "a batch with its rows permuted gives the same rows, permuted"
+                                                                                 : "a column shard of W gives that slice of the whole output",
+                                                       PropertyKind::invariance, folder.folder(), contract_id));
+    PropertyRun& run = it->second;
+    ++run.cases;
+    ++run.requested;
+    const CaseEntry& ref = *m.find(r.reference.case_id);
+    const CaseEntry& sub = *m.find(r.subject.case_id);
+    ++run.families[ref.family];
+    std::string difference;
+    std::int64_t differing_rows = 0;
+    if (bf16_of[ref.id] != bf16_of[sub.id]) {
+      difference = ref.id + " and " + sub.id + " have Y of different dtypes; the relation needs one";
+      differing_rows = 1;
+    } else {
+      const std::vector<float>& a = y_of(ref.id);
+      const std::vector<float>& b = y_of(sub.id);
+      for (std::size_t i = 0; i < r.reference.rows.size(); ++i) {
+        const std::int64_t ra = r.reference.rows[i], rb = r.subject.rows[i];
+        std::int64_t first = -1, count = 0;
+        for (std::int64_t j = 0; j < r.cols; ++j) {
+          const float va = a[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + j)];
+          const float vb = b[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + j)];
+          if (!same_output(vb, va, any_nan)) {
+            if (first < 0) first = j;
+            ++count;
+          }
+        }
+        run.elements += r.cols;
+        if (count == 0) continue;
+        if (differing_rows++ == 0) {
+          std::ostringstream os;
+          os << r.description << ": row " << ra << " of " << ref.id << " (M=" << ref.M << ") and row " << rb << " of "
+             << sub.id << " (M=" << sub.M << ") differ in " << count << " of " << r.cols << " columns; first at column "
+             << first << ": " << describe_float(a[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + first)]) << " vs "
+             << describe_float(b[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + first)]);
+          difference = os.str();
+        }
+      }
+    }
+    if (differing_rows > 0) {
+      ++run.failed;
+      if (differing_rows > 1) difference += " (" + std::to_string(differing_rows) + " row pairs differ)";
+      run.failures.push_back({"ordo check " + folder.folder() + " --contract none --case " + ref.id + " --case " + sub.id,
+                              difference, ref.id + " vs " + sub.id, "", 0});
+    }
+  }
+  for (const char* kind : {"batch_size", "permutation", "column_shard"})
+    if (auto it = by_kind.find(kind); it != by_kind.end()) rows.push_back(std::move(it->second));
+  return rows;
+}
+
+}  // namespace ordo::properties

@@ -1,0 +1,47 @@
+#pragma once
+// `ordo identify`: which contract, if any, reproduces the outputs a black-box kernel wrote into an
+// `ordo cases` folder bit for bit. The candidates are every built-in forward contract of the folder's
+// operand type and a family around them: tensor-core parameter sets of sm_80 and sm_90, fixed segments of
+// K combined in ascending order or as a pairwise tree, K padded with zero products to a block multiple as
+// masked loads do, the bias after the chain or as the initial accumulator. Each is run through the same
+// plan interpreter as every contract.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/contract.h"
+#include "properties/case_folder.h"
+
+namespace ordo::properties {
+
+struct CandidateScore {
+  Contract contract;
+  std::int64_t elements = 0;    // output elements compared
+  std::int64_t mismatches = 0;  // of those, how many differ
+  std::int64_t cases = 0, cases_matching = 0;
+  std::string first_difference;  // case, element, both values
+  bool complete = false;         // compared on every case (not only the screening set)
+};
+
+struct IdentifyResult {
+  std::vector<CandidateScore> matches;  // 0 mismatches on every case
+  std::vector<CandidateScore> closest;  // the best of the rest, fewest mismatches first
+  std::int64_t candidates = 0;
+  std::int64_t elements_per_case_cap = 0;  // outputs compared per case (a sample of big cases)
+};
+
+struct IdentifyOptions {
+  // Outputs compared per case: up to this many rows (and all columns up to max_cols) of each case.
+  std::int64_t max_rows = 64, max_cols = 512;
+  int closest = 5;
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
+// The candidate contracts for forward cases with these operands, K values and outputs.
+std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool any_bias, const std::vector<std::int64_t>& Ks);
+
+// Throws InputError for bad input (as `ordo check` does) before comparing anything.
+IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& options);
+
+}  // namespace ordo::properties

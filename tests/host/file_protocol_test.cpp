@@ -1,0 +1,263 @@
+// The file protocol end to end on the host: `ordo cases` folders, outputs written by stand-in kernels
+// (the emulator of a contract, and kernels that break it in one way each), judged by check_folder and
+// identify; and every kind of bad input refused with a message naming the file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/contract.h"
+#include "core/contract_file.h"
+#include "core/float_bits.h"
+#include "oracle/plan_emulator.h"
+#include "properties/case_folder.h"
+#include "properties/folder_check.h"
+#include "properties/identify.h"
+#include "protocol/npy.h"
+
+namespace ordo::properties {
+namespace {
+
+std::string fresh_folder(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/ordo-files-" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+CasesOptions small_options(const Contract& c) {
+  CasesOptions o;
+  o.contract = c;
+  o.seed = 7;
+  o.shapes = {{130, 9, 70}, {70, 20, 300}};
+  o.max_batch = 130;
+  return o;
+}
+
+// Writes every case's y.npy with `kernel(problem)`.
+template <class Kernel>
+void run_kernel(CaseFolder& folder, Kernel kernel, bool bf16_y = false) {
+  for (const protocol::CaseEntry& c : folder.manifest().cases) {
+    ForwardProblem p = folder.inputs(c);
+    p.bf16_output = bf16_y;
+    const std::vector<float> y = kernel(p);
+    const std::string path = folder.folder() + "/" + c.y;
+    if (bf16_y) {
+      std::vector<std::uint16_t> bits(y.size());
+      for (std::size_t i = 0; i < y.size(); ++i) bits[i] = static_cast<std::uint16_t>(bits_of(y[i]) >> 16);
+      protocol::write_npy(path, protocol::NpyDtype::u2, {c.M, c.N}, bits.data(), bits.size() * 2);
+    } else {
+      protocol::write_npy(path, protocol::NpyDtype::f4, {c.M, c.N}, y.data(), y.size() * 4);
+    }
+  }
+}
+
+const PropertyRun* row(const std::vector<PropertyRun>& rows, const std::string& name) {
+  for (const PropertyRun& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+TEST(FileProtocol, GenerationIsDeterministic) {
+  const std::string a = fresh_folder("det-a"), b = fresh_folder("det-b");
+  generate_cases(small_options(contract_fwd_f32_fma_chain()), a);
+  generate_cases(small_options(contract_fwd_f32_fma_chain()), b);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(a)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(entry.path(), a).string();
+    std::ifstream fa(entry.path(), std::ios::binary), fb(b + "/" + rel, std::ios::binary);
+    const std::string ca((std::istreambuf_iterator<char>(fa)), {}), cb((std::istreambuf_iterator<char>(fb)), {});
+    EXPECT_EQ(ca, cb) << rel;
+  }
+}
+
+TEST(FileProtocol, TheContractsOwnEmulatorPassesEveryCheck) {
+  const std::string dir = fresh_folder("pass");
+  const Contract contract = contract_fwd_f32_fma_chain();
+  CaseFolder folder(dir, generate_cases(small_options(contract), dir));
+  run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(contract.plan, p); });
+  FolderCheckOptions o;
+  o.contract = contract;
+  const std::vector<PropertyRun> rows = check_folder(folder, o);
+  ASSERT_EQ(rows.size(), 5u);
+  for (const PropertyRun& r : rows) {
+    EXPECT_TRUE(r.passed()) << r.name << ": " << (r.failures.empty() ? "" : r.failures[0].detail);
+    EXPECT_GT(r.cases, 0) << r.name;
+  }
+}
+
+// A kernel whose order depends on the batch: k reversed when M >= 64 (like a tier switch).
+std::vector<float> batch_switching(const ForwardProblem& p) {
+  ForwardProblem q = p;
+  if (p.M >= 64)
+    for (std::int64_t r = 0; r < p.M; ++r) std::reverse(q.x.begin() + r * p.K, q.x.begin() + (r + 1) * p.K);
+  if (p.M >= 64)
+    for (std::int64_t r = 0; r < p.N; ++r) std::reverse(q.w.begin() + r * p.K, q.w.begin() + (r + 1) * p.K);
+  return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, q);
+}
+
+TEST(FileProtocol, AnOrderThatSwitchesAboveABatchSizeIsCaughtWithoutAContract) {
+  const std::string dir = fresh_folder("switch");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.contract.reset();  // --contract none
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  run_kernel(folder, batch_switching);
+  const std::vector<PropertyRun> rows = check_folder(folder, FolderCheckOptions{});
+  const PropertyRun* batch = row(rows, "check.batch_size_invariance");
+  ASSERT_NE(batch, nullptr);
+  EXPECT_EQ(batch->verdict(), Verdict::mismatch);
+  ASSERT_FALSE(batch->failures.empty());
+  // The failure names the two rows that differ: the row alone and the row in a batch of >= 64.
+  EXPECT_NE(batch->failures[0].detail.find("(M=1) and row"), std::string::npos) << batch->failures[0].detail;
+  EXPECT_NE(batch->failures[0].detail.find("differ in"), std::string::npos);
+  // Batches below the switch still hold.
+  EXPECT_LT(batch->failed, batch->cases);
+  // Permutation and shard relations compare batches of the same size with each other: they hold.
+  EXPECT_TRUE(row(rows, "check.permutation_invariance")->passed());
+  EXPECT_EQ(row(rows, "check.equals_contract"), nullptr);
+}
+
+TEST(FileProtocol, WithAContractAMismatchShowsTheElementsAndTheirInputs) {
+  const std::string dir = fresh_folder("mismatch");
+  CaseFolder folder(dir, generate_cases(small_options(contract_fwd_f32_fma_chain()), dir));
+  run_kernel(folder, batch_switching);
+  FolderCheckOptions o;
+  o.contract = contract_fwd_f32_fma_chain();
+  const std::vector<PropertyRun> rows = check_folder(folder, o);
+  const PropertyRun* eq = row(rows, "check.equals_contract");
+  ASSERT_NE(eq, nullptr);
+  EXPECT_EQ(eq->verdict(), Verdict::mismatch);
+  ASSERT_FALSE(eq->failures.empty());
+  const std::string& d = eq->failures[0].detail;
+  EXPECT_NE(d.find("elements differ"), std::string::npos) << d;
+  EXPECT_NE(d.find(", contract 0x"), std::string::npos) << d;
+  EXPECT_NE(d.find("x["), std::string::npos) << d;
+  // A reversed FMA chain is still within the chain's bound: the bound row passes.
+  EXPECT_TRUE(row(rows, "check.within_error_bound")->passed());
+}
+
+TEST(FileProtocol, Bf16OutputsAreJudgedByTheirFilesDtype) {
+  const std::string dir = fresh_folder("bf16");
+  const Contract contract = contract_fwd_bf16_tc_fdpa_sm90();
+  CasesOptions opts = small_options(contract);
+  opts.shapes = {{20, 5, 40}};
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  EXPECT_EQ(folder.manifest().operands, "bf16");
+  run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(contract.plan, p); }, true);
+  FolderCheckOptions o;
+  o.contract = contract;
+  for (const PropertyRun& r : check_folder(folder, o))
+    EXPECT_TRUE(r.passed()) << r.name << ": " << (r.failures.empty() ? "" : r.failures[0].detail);
+  // The FP32 contract allows no BF16 Y: bad input.
+  o.contract = contract_fwd_f32_fma_chain();
+  EXPECT_THROW(check_folder(folder, o), InputError);
+}
+
+std::string input_error(CaseFolder& folder) {
+  try {
+    FolderCheckOptions o;
+    o.contract = contract_fwd_f32_fma_chain();
+    check_folder(folder, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FileProtocol, EachBadFileIsRefusedNamingItAndNothingIsJudged) {
+  const std::string dir = fresh_folder("bad");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  const protocol::CaseEntry& c = folder.manifest().cases[0];
+  const std::string y = dir + "/" + c.y;
+  EXPECT_NE(input_error(folder).find(y + ": missing"), std::string::npos) << input_error(folder);
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  std::vector<float> v(static_cast<std::size_t>(c.M * c.N), 1.0f);
+  protocol::write_npy(y, protocol::NpyDtype::f4, {c.N, c.M}, v.data(), v.size() * 4);  // transposed shape
+  EXPECT_NE(input_error(folder).find(y + ": shape must be (" + std::to_string(c.M) + ", " + std::to_string(c.N) + ")"),
+            std::string::npos)
+      << input_error(folder);
+  std::vector<std::int64_t> as_int(v.size(), 1);
+  protocol::write_npy(y, protocol::NpyDtype::i8, {c.M, c.N}, as_int.data(), as_int.size() * 8);
+  EXPECT_NE(input_error(folder).find(y + ": dtype <i8"), std::string::npos) << input_error(folder);
+  {
+    // Fortran order: a header numpy writes for np.asfortranarray.
+    std::string text = protocol::encode_npy_header(protocol::NpyDtype::f4, {c.M, c.N}, protocol::NpyBf16Descr::u2, y);
+    const auto pos = text.find("'fortran_order': False");
+    text.replace(pos, 22, "'fortran_order': True ");
+    std::ofstream f(y, std::ios::binary);
+    f << text;
+    f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  }
+  EXPECT_NE(input_error(folder).find("fortran_order"), std::string::npos) << input_error(folder);
+  {
+    std::ofstream f(y, std::ios::binary | std::ios::trunc);
+    f << protocol::encode_npy_header(protocol::NpyDtype::f4, {c.M, c.N}, protocol::NpyBf16Descr::u2, y) << "abc";
+  }
+  EXPECT_NE(input_error(folder).find("truncated"), std::string::npos) << input_error(folder);
+  // A BF16 operand file in an f32 folder (with a valid Y again, so that the operand is the first defect).
+  protocol::write_npy(y, protocol::NpyDtype::f4, {c.M, c.N}, v.data(), v.size() * 4);
+  std::vector<std::uint16_t> bits(static_cast<std::size_t>(c.M * c.K), 0x3f80);
+  protocol::write_npy(dir + "/" + c.x, protocol::NpyDtype::u2, {c.M, c.K}, bits.data(), bits.size() * 2);
+  EXPECT_NE(input_error(folder).find(c.x + ": dtype <u2, expected <f4"), std::string::npos) << input_error(folder);
+}
+
+TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
+  const std::string dir = fresh_folder("manifest");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  protocol::CasesManifest m = generate_cases(opts, dir);
+  nlohmann::json j = protocol::manifest_to_json(m);
+  j["cases"][0]["colour"] = "red";
+  EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
+  j = protocol::manifest_to_json(m);
+  j["relations"][0]["subject"]["rows"][0] = 10000;
+  try {
+    protocol::manifest_from_json(j, "m.json");
+    FAIL() << "accepted a row outside its case";
+  } catch (const protocol::ManifestError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: relations[0].subject.rows[0]: 10000 is outside M ="), std::string::npos) << e.what();
+  }
+  j = protocol::manifest_to_json(m);
+  j["cases"][0]["x"] = "../../etc/passwd";
+  EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
+}
+
+TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
+  const std::string dir = fresh_folder("identify");
+  CasesOptions opts;
+  opts.operands = DType::f32;
+  opts.seed = 3;
+  opts.shapes = {{40, 24, 600}, {20, 16, 1100}};
+  opts.max_batch = 40;
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  const Contract seg = load_contract_file(std::string(ORDO_SOURCE_DIR) + "/contracts/fwd.f32.seg256-ascending.json");
+  run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(seg.plan, p); });
+  const IdentifyResult r = identify(folder, IdentifyOptions{});
+  ASSERT_EQ(r.matches.size(), 1u) << (r.matches.empty() ? "no match" : r.matches[1].contract.id);
+  EXPECT_EQ(r.matches[0].contract.id, "candidate.fwd.f32.fma.seg256-asc/1");
+  EXPECT_EQ(r.matches[0].contract.plan.segment_length, 256);
+  ASSERT_FALSE(r.closest.empty());
+  EXPECT_GT(r.closest[0].mismatches, 0);
+  EXPECT_FALSE(r.closest[0].first_difference.empty());
+  // The built-in chain was a candidate, and it does not match.
+  EXPECT_GT(r.candidates, 20);
+  for (const auto& m : r.matches) EXPECT_NE(m.contract.id, "fwd.f32.fma-chain/1");
+}
+
+TEST(FileProtocol, IdentifySaysWhenNothingMatches) {
+  const std::string dir = fresh_folder("identify-none");
+  CasesOptions opts;
+  opts.seed = 4;
+  opts.shapes = {{70, 12, 500}};
+  opts.max_batch = 70;
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  run_kernel(folder, batch_switching);
+  const IdentifyResult r = identify(folder, IdentifyOptions{});
+  EXPECT_TRUE(r.matches.empty());
+  ASSERT_FALSE(r.closest.empty());
+}
+
+}  // namespace
+}  // namespace ordo::properties

@@ -1,0 +1,273 @@
+// The file protocol: `ordo cases` writes generated inputs, any program writes each y.npy, `ordo check`
+// judges them (against a contract, and on the manifest's invariance relations), `ordo identify` finds which
+// contract, if any, reproduces them. Exit codes: 0 every element matches, 1 a mismatch, a bound violation
+// or a failed invariance, 2 bad input or usage.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include "core/build_info.h"
+#include "core/contract_file.h"
+#include "properties/case_folder.h"
+#include "properties/folder_check.h"
+#include "properties/identify.h"
+#include "protocol/npy.h"
+#include "reports/report.h"
+#include "subjects/environment_probe.h"
+#include "tools/commands.h"
+#include "tools/result_printing.h"
+
+namespace ordo::tools {
+namespace {
+
+properties::ShapeRequest parse_shape(const std::string& s) {
+  static const std::regex re("^([0-9]{1,9})x([0-9]{1,9})x([0-9]{1,9})$");
+  std::smatch mt;
+  if (!std::regex_match(s, mt, re)) throw std::invalid_argument("--shape \"" + s + "\": expected MxNxK, e.g. 256x5376x5376");
+  return {std::stoll(mt[1]), std::stoll(mt[2]), std::stoll(mt[3])};
+}
+
+std::string generated_by() { return "ordo " + std::string(build_version()) + " (" + build_git_commit() + ")"; }
+
+struct CasesCommand {
+  std::string contract;
+  std::string operands = "f32";
+  int level = 1;
+  std::uint64_t seed = 1;
+  std::vector<std::string> shapes;
+  std::string y_dtype = "auto";
+  std::int64_t max_batch = 1024;
+  std::string out;
+};
+
+int run_cases(const CasesCommand& o) {
+  properties::CasesOptions co;
+  if (o.contract != "none") co.contract = resolve_contract(o.contract);
+  if (o.operands != "f32" && o.operands != "bf16") throw std::invalid_argument("--operands must be f32 or bf16");
+  co.operands = o.operands == "bf16" ? DType::bf16 : DType::f32;
+  co.level = o.level;
+  co.seed = o.seed;
+  for (const std::string& s : o.shapes) co.shapes.push_back(parse_shape(s));
+  co.y_dtype = o.y_dtype;
+  co.max_batch = o.max_batch;
+  co.generated_by = generated_by();
+  const protocol::CasesManifest m = properties::generate_cases(co, o.out);
+  std::int64_t elements = 0;
+  for (const auto& c : m.cases) elements += c.M * c.N;
+  std::printf("ordo cases: %zu cases (%lld output elements), %zu invariance relations, contract %s, %s operands, seed %llu\n"
+              "  inputs and %s/manifest.json written; write each case's y.npy (see the manifest), then: ordo check %s\n",
+              m.cases.size(), static_cast<long long>(elements), m.relations.size(), m.contract.c_str(), m.operands.c_str(),
+              static_cast<unsigned long long>(m.seed), o.out.c_str(), o.out.c_str());
+  return 0;
+}
+
+struct CheckCommand {
+  std::string folder;
+  std::string contract;  // "" = the manifest's; "none"
+  std::string x, w, b, y, dtype = "f32";
+  std::vector<std::string> cases;
+  std::string out;
+  std::int64_t bound_elements = 2000;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// A one-case folder in memory for --x/--w/--y.
+properties::CaseFolder single_problem_folder(const CheckCommand& o) {
+  protocol::CasesManifest m;
+  m.contract = o.contract;
+  m.operands = o.dtype;
+  const auto shape = [](const std::string& path) {
+    try {
+      return protocol::read_npy(path).shape;
+    } catch (const protocol::NpyError& e) {
+      throw properties::InputError(e.what());
+    }
+  };
+  const auto xs = shape(o.x), ws = shape(o.w);
+  if (xs.size() != 2) throw properties::InputError(o.x + ": X must be 2-D [M, K]");
+  if (ws.size() != 2) throw properties::InputError(o.w + ": W must be 2-D [N, K]");
+  if (xs[1] != ws[1]) throw properties::InputError(o.w + ": W has K = " + std::to_string(ws[1]) + ", X has K = " + std::to_string(xs[1]));
+  protocol::CaseEntry c;
+  c.id = "problem";
+  c.M = xs[0];
+  c.N = ws[0];
+  c.K = xs[1];
+  if (c.M < 1 || c.N < 1 || c.K < 1) throw properties::InputError(o.x + ": M, N and K must be at least 1");
+  c.bias = !o.b.empty();
+  c.family = "user";
+  c.purpose = "user";
+  auto absolute = [](const std::string& p) { return std::filesystem::absolute(p).string(); };
+  c.x = absolute(o.x);
+  c.w = absolute(o.w);
+  c.b = c.bias ? absolute(o.b) : "";
+  c.y = absolute(o.y);
+  m.cases.push_back(c);
+  return properties::CaseFolder("", m);
+}
+
+int run_check(const CheckCommand& o) {
+  const bool single = !o.x.empty() || !o.w.empty() || !o.y.empty();
+  if (single && !o.folder.empty()) throw std::invalid_argument("give a cases folder or --x/--w/--y, not both");
+  if (single && (o.x.empty() || o.w.empty() || o.y.empty())) throw std::invalid_argument("one problem needs --x, --w and --y");
+  if (!single && o.folder.empty()) throw std::invalid_argument("give a cases folder (ordo cases --out DIR) or --x/--w/--y");
+  if (single && (o.contract.empty() || o.contract == "none"))
+    throw std::invalid_argument("one problem has no invariance relations: give --contract ID|FILE");
+  if (o.dtype != "f32" && o.dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    properties::CaseFolder folder = single ? single_problem_folder(o) : properties::CaseFolder(o.folder, protocol::read_manifest(o.folder));
+    properties::FolderCheckOptions fo;
+    const std::string contract = o.contract.empty() ? folder.manifest().contract : o.contract;
+    if (contract != "none") fo.contract = resolve_contract(contract);
+    if (fo.contract && fo.contract->kind != ContractKind::forward)
+      throw std::invalid_argument("ordo check judges forward outputs; " + fo.contract->id + " is not a forward contract");
+    if (fo.contract && (fo.contract->plan.operand_dtype == DType::bf16) != (folder.manifest().operands == "bf16"))
+      throw properties::InputError("the cases hold " + folder.manifest().operands + " operands, contract " + fo.contract->id + " takes " +
+                                   std::string(dtype_name(fo.contract->plan.operand_dtype)));
+    fo.only_cases = o.cases;
+    fo.bound_elements_per_case = o.bound_elements;
+    if (!o.quiet)
+      fo.progress = [](const std::string& what, std::int64_t done, std::int64_t total) {
+        if (done == total || done % 10 == 0) std::fprintf(stderr, "  ... %s %lld/%lld\n", what.c_str(), static_cast<long long>(done), static_cast<long long>(total));
+      };
+    std::printf("ordo check: %s, %zu cases, %zu relations, contract %s\n", single ? o.y.c_str() : o.folder.c_str(),
+                folder.manifest().cases.size(), folder.manifest().relations.size(), contract.c_str());
+    reports::Report report;
+    report.command = o.command_line;
+    report.seed = folder.manifest().seed;
+    report.level = folder.manifest().level;
+    report.started_at = reports::utc_now_iso8601();
+    report.environment = probe_environment(false);
+    for (properties::PropertyRun& r : properties::check_folder(folder, fo)) report.results.push_back({std::move(r)});
+    if (report.results.empty()) {
+      std::fprintf(stderr, "ordo check: nothing to judge: no contract (--contract none) and no relations among the selected cases\n");
+      return 2;
+    }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const reports::ResultRow& row : report.results) print_row(row);
+    const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
+    std::filesystem::create_directories(out);
+    protocol::write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
+    protocol::write_file_atomically(out + "/report.md", reports::to_markdown(report));
+    std::printf("\n%s (%.1f s)\nreport: %s/report.json, %s/report.md\n", report.all_passed() ? "PASS" : "FAIL", report.seconds,
+                out.c_str(), out.c_str());
+    return report.all_passed() ? 0 : 1;
+  } catch (const properties::InputError& e) {
+    std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
+    return 2;
+  } catch (const protocol::ManifestError& e) {
+    std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
+    return 2;
+  }
+}
+
+struct IdentifyCommand {
+  std::string folder;
+  std::string json;
+  std::int64_t max_rows = 64, max_cols = 512;
+  bool quiet = false;
+};
+
+int run_identify(const IdentifyCommand& o) {
+  try {
+    properties::CaseFolder folder(o.folder, protocol::read_manifest(o.folder));
+    properties::IdentifyOptions io;
+    io.max_rows = o.max_rows;
+    io.max_cols = o.max_cols;
+    if (!o.quiet)
+      io.progress = [](std::int64_t done, std::int64_t total) {
+        if (done == total || done % 20 == 0) std::fprintf(stderr, "  ... candidates %lld/%lld\n", static_cast<long long>(done), static_cast<long long>(total));
+      };
+    const properties::IdentifyResult r = properties::identify(folder, io);
+    std::printf("ordo identify: %s: %lld candidate contracts, up to %lld outputs compared per case\n", o.folder.c_str(),
+                static_cast<long long>(r.candidates), static_cast<long long>(r.elements_per_case_cap));
+    if (r.matches.empty()) std::printf("  no candidate reproduces every output bit for bit\n");
+    for (const auto& m : r.matches)
+      std::printf("  MATCH   %s (%lld outputs over %lld cases)\n", m.contract.id.c_str(), static_cast<long long>(m.elements),
+                  static_cast<long long>(m.cases));
+    for (const auto& c : r.closest)
+      std::printf("  closest %s: %lld of %lld outputs differ, %lld of %lld cases match; first: %s\n", c.contract.id.c_str(),
+                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), static_cast<long long>(c.cases_matching),
+                  static_cast<long long>(c.cases), c.first_difference.c_str());
+    if (!o.json.empty()) {
+      nlohmann::ordered_json j;
+      j["schema"] = "ordo.identify/1";
+      j["folder"] = o.folder;
+      j["candidates"] = r.candidates;
+      j["matches"] = nlohmann::ordered_json::array();
+      j["closest"] = nlohmann::ordered_json::array();
+      j["contracts"] = nlohmann::ordered_json::object();
+      for (const auto& m : r.matches) {
+        j["matches"].push_back(m.contract.id);
+        j["contracts"][m.contract.id] = contract_to_json(m.contract);
+      }
+      for (const auto& c : r.closest) {
+        j["closest"].push_back({{"contract", c.contract.id}, {"mismatches", c.mismatches}, {"elements", c.elements},
+                                {"cases", c.cases}, {"cases_matching", c.cases_matching}, {"first_difference", c.first_difference}});
+        j["contracts"][c.contract.id] = contract_to_json(c.contract);
+      }
+      protocol::write_file_atomically(o.json, j.dump(2) + "\n");
+      std::printf("  written: %s\n", o.json.c_str());
+    }
+    return r.matches.empty() ? 1 : 0;
+  } catch (const properties::InputError& e) {
+    std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
+    return 2;
+  } catch (const protocol::ManifestError& e) {
+    std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace
+
+void register_file_commands(CLI::App& app, int& exit_code, const std::string& command_line) {
+  static CasesCommand cases;
+  CLI::App* c = app.add_subcommand("cases", "Write generated forward cases (.npy inputs and a manifest with invariance "
+                                            "relations) for a kernel outside ordo to run; then `ordo check DIR`");
+  c->add_option("--contract", cases.contract, "a contract id or ordo.contract/1 file the cases are for, or none")->required();
+  c->add_option("--operands", cases.operands, "with --contract none: f32 or bf16")->capture_default_str();
+  c->add_option("--level", cases.level, "1: a few cases per value family; 2: more, larger")->check(CLI::Range(1, 2));
+  c->add_option("--seed", cases.seed, "seed of every generated value");
+  c->add_option("--shape", cases.shapes, "an invariance group at MxNxK (batches up to M rows; repeatable); replaces the random cases");
+  c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
+  c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str();
+  c->add_option("--out", cases.out, "the folder to write")->required();
+  c->callback([&exit_code] { exit_code = run_cases(cases); });
+
+  static CheckCommand check;
+  CLI::App* k = app.add_subcommand("check", "Judge the y.npy files of an `ordo cases` folder (or one problem given with "
+                                            "--x --w --y) against a contract and on the folder's invariance relations");
+  k->add_option("folder", check.folder, "the cases folder");
+  k->add_option("--contract", check.contract, "a contract id or file, or none (invariances only); default: the manifest's");
+  k->add_option("--x", check.x, "one problem: X [M, K] .npy");
+  k->add_option("--w", check.w, "one problem: W [N, K] .npy");
+  k->add_option("--b", check.b, "one problem: bias [N] .npy (<f4)");
+  k->add_option("--y", check.y, "one problem: the kernel's Y [M, N] .npy (<f4: FP32 output; 2-byte: BF16 output)");
+  k->add_option("--dtype", check.dtype, "one problem: operand dtype, f32 or bf16 (raw <u2/<i2 bits or the ml_dtypes descr)")
+      ->capture_default_str();
+  k->add_option("--case", check.cases, "judge only this case id (repeatable)");
+  k->add_option("--bound-elements", check.bound_elements, "elements per case judged against the exact result")->capture_default_str();
+  k->add_option("--out", check.out, "report folder (default: FOLDER/check-report)");
+  k->add_flag("--quiet", check.quiet, "no progress lines");
+  k->callback([&exit_code, &command_line] {
+    check.command_line = command_line;
+    exit_code = run_check(check);
+  });
+
+  static IdentifyCommand identify;
+  CLI::App* i = app.add_subcommand("identify", "Find which contract, if any, reproduces the y.npy files of an `ordo cases` "
+                                               "folder bit for bit: built-in contracts and a family around them");
+  i->add_option("folder", identify.folder, "the cases folder")->required();
+  i->add_option("--json", identify.json, "write {matches, closest, contracts} to this file");
+  i->add_option("--rows", identify.max_rows, "rows compared per case (a spread sample of big cases)")->capture_default_str();
+  i->add_option("--cols", identify.max_cols, "columns compared per case")->capture_default_str();
+  i->add_flag("--quiet", identify.quiet, "no progress lines");
+  i->callback([&exit_code] { exit_code = run_identify(identify); });
+}
+
+}  // namespace ordo::tools
