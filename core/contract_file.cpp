@@ -245,7 +245,10 @@ Contract contract_from_text(std::string_view text, const std::string& where) {
   // Duplicate keys: nlohmann keeps the last one silently, so track the keys of each open object.
   std::vector<std::set<std::string>> open;
   std::string duplicate;
-  json::parser_callback_t cb = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+  json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
+    // Bounded nesting: messages dump() values and dump() recurses once per level (a 400 KB file of
+    // [[[...]]] overflowed the stack). A contract needs 3 levels.
+    if (depth > 64) fail(where, "", "nested deeper than 64 levels: not a contract file");
     if (event == json::parse_event_t::object_start) open.emplace_back();
     else if (event == json::parse_event_t::object_end && !open.empty()) open.pop_back();
     else if (event == json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
@@ -256,7 +259,7 @@ Contract contract_from_text(std::string_view text, const std::string& where) {
   json j;
   try {
     j = json::parse(text.begin(), text.end(), cb);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     fail(where, "", std::string("not valid JSON: ") + e.what());
   }
   if (!duplicate.empty()) fail(where, duplicate, "field given twice");

@@ -120,6 +120,7 @@ struct Generator {
       for (const ValueFamily f : all_families()) {
         ForwardCase c = gen(root.split(), rc::kNominalSize).value();
         c.family = f;
+        c.has_bias = c.has_bias && o.bias;
         c.bf16_operands = bf16_operands;
         const ForwardProblem p = c.materialize();
         CaseEntry& e = add(p.M, p.N, p.K, p.bias.has_value(), std::string(family_name(f)), "random", -1, y_bf16(index++));
@@ -133,10 +134,10 @@ struct Generator {
   // random position), a batch and its row permutation, a whole batch and a column shard of it.
   void group(std::int64_t g, std::int64_t N, std::int64_t K, std::int64_t max_batch, ValueFamily f, std::uint64_t seed) {
     const std::string family(family_name(f));
-    const bool bias = g % 2 == 0;
+    const bool bias = o.bias && g % 2 == 0;
     const ForwardProblem anchor = base_case(1, N, K, f, bias, seed).materialize();
     const std::string shared = "g" + std::to_string(g);
-    CaseEntry& a = add(1, N, K, bias, family, "anchor", g, false);
+    CaseEntry& a = add(1, N, K, bias, family, "anchor", g, o.y_dtype == "bf16");
     a.w = shared + "/w.npy";
     a.b = bias ? shared + "/b.npy" : "";
     out.operand(a.x, anchor.x, 1, K);
@@ -155,7 +156,7 @@ struct Generator {
       const std::string where = positions[i % 3];
       const std::int64_t pos = where == std::string("first") ? 0 : where == std::string("last") ? s - 1 : static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s));
       std::copy(anchor.x.begin(), anchor.x.end(), batch.x.begin() + pos * K);
-      CaseEntry& e = add(s, N, K, bias, family, "batch", g, false);
+      CaseEntry& e = add(s, N, K, bias, family, "batch", g, o.y_dtype == "bf16");
       e.w = shared + "/w.npy";
       e.b = bias ? shared + "/b.npy" : "";
       out.operand(e.x, batch.x, s, K);
@@ -181,7 +182,7 @@ struct Generator {
         std::copy(permutable_x.begin() + from * K, permutable_x.begin() + (from + 1) * K, px.begin() + i * K);
       }
       const std::string base_id = base->id;
-      CaseEntry& e = add(permutable_rows, N, K, bias, family, "permuted", g, false);
+      CaseEntry& e = add(permutable_rows, N, K, bias, family, "permuted", g, o.y_dtype == "bf16");
       e.w = shared + "/w.npy";
       e.b = bias ? shared + "/b.npy" : "";
       out.operand(e.x, px, permutable_rows, K);
@@ -193,7 +194,7 @@ struct Generator {
         // A contiguous output shard (a tensor-parallel slice of W's rows) of the same batch.
         const std::int64_t n0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(N - 1));
         const std::int64_t n1 = n0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(N - n0));
-        CaseEntry& s = add(permutable_rows, n1 - n0, K, bias, family, "shard", g, false);
+        CaseEntry& s = add(permutable_rows, n1 - n0, K, bias, family, "shard", g, o.y_dtype == "bf16");
         s.x = m.find(base_id)->x;
         std::vector<float> w(anchor.w.begin() + n0 * K, anchor.w.begin() + n1 * K);
         out.operand(s.w, w, n1 - n0, K);

@@ -122,8 +122,14 @@ std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool
     if (!tc)
       for (std::int64_t p : {2, 4, 8, 16, 32, 64, 128, 256})
         if (std::any_of(Ks.begin(), Ks.end(), [p](std::int64_t k) { return k % p != 0; })) paddings.push_back(p);
-    std::vector<std::int64_t> lengths;
-    for (std::int64_t len = tc ? 16 : 8; len < max_k && len <= 8192; len *= 2) lengths.push_back(len);
+    // Segment lengths: powers of two (a K loop unrolled or staged in blocks), and the K / s of every case
+    // for s = 2..16 splits (split-K into equal parts), where that is a whole number of instructions.
+    std::set<std::int64_t> lengths;
+    for (std::int64_t len = tc ? 16 : 8; len < max_k && len <= 8192; len *= 2) lengths.insert(len);
+    const std::int64_t width = s.base.step.width();
+    for (const std::int64_t k : Ks)
+      for (std::int64_t split = 2; split <= 16; ++split)
+        if (k % split == 0 && (k / split) % width == 0 && k / split >= width) lengths.insert(k / split);
     for (const BiasPlacement bias : biases) {
       for (const std::int64_t pad : paddings) {
         ReductionPlan p = s.base;

@@ -2,7 +2,8 @@
 // `ordo identify`: which contract, if any, reproduces the outputs a black-box kernel wrote into an
 // `ordo cases` folder bit for bit. The candidates are every built-in forward contract of the folder's
 // operand type and a family around them: tensor-core parameter sets of sm_80 and sm_90, fixed segments of
-// K combined in ascending order or as a pairwise tree, K padded with zero products to a block multiple as
+// K (powers of two, and K/2 .. K/16 where they divide K: split-K) combined in ascending order or as a
+// pairwise tree, K padded with zero products to a block multiple as
 // masked loads do, the bias after the chain or as the initial accumulator. Each is run through the same
 // plan interpreter as every contract.
 #include <cstdint>

@@ -11,6 +11,14 @@ for bin in tools/ordo tests/ordo_gpu_tests tests/ordo_host_tests bench/ordo_benc
   cp "build-gpu-bundle/$bin" gpu-bundle/
 done
 strip --strip-debug gpu-bundle/*
+# Subjects from outside ordo: the example CUDA plugin and its broken build, the Triton and torch scripts of
+# the file protocol, the example contract files.
+mkdir -p gpu-bundle/plugins gpu-bundle/examples gpu-bundle/contracts
+cp build-gpu-bundle/examples/plugin/libordo_example_plugin.so build-gpu-bundle/examples/plugin/libordo_example_plugin_broken.so \
+  gpu-bundle/plugins/
+cp -r examples/triton examples/torch gpu-bundle/examples/
+rm -rf gpu-bundle/examples/*/__pycache__
+cp contracts/*.json gpu-bundle/contracts/
 cp scripts/gpu-run.sh gpu-bundle/
 git rev-parse HEAD > gpu-bundle/COMMIT 2>/dev/null || echo unknown > gpu-bundle/COMMIT
 # Only the driver, cuBLAS and the C runtime may remain dynamic.

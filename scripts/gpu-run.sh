@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
-# Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of bench,bench-bf16,bench-backward,tests,probe,verify
-# (default all). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID).
+# Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas
+# (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
+# ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:?usage: gpu-run.sh OUT_DIR [level] [steps]}"
@@ -37,12 +39,60 @@ if [[ $steps == *,bench-backward,* ]]; then
 fi
 if [[ $steps == *,tests,* ]]; then
   echo "== GPU tests"
-  RC_PARAMS="max_success=300 seed=20261130" "$here/ordo_gpu_tests" > "$out/gpu-tests.log" 2>&1 || status=1
+  ORDO_GPU_TEST_CASES="${ORDO_GPU_TEST_CASES:-200}" RC_PARAMS="max_success=300 seed=20261130" "$here/ordo_gpu_tests" \
+    > "$out/gpu-tests.log" 2>&1 || status=1
   tail -n 25 "$out/gpu-tests.log"
 fi
 if [[ $steps == *,probe,* ]]; then
   echo "== ordo probe"
   "$here/ordo" probe --out "$out/probe" || status=1
+fi
+if [[ $steps == *,plugin,* ]]; then
+  # A subject from outside ordo: the example CUDA plugin passes; its split-K build must fail (exit 1).
+  echo "== ordo verify --plugin (example, and its broken build)"
+  "$here/ordo" verify --level "$level" --require-gpu --plugin "$here/plugins/libordo_example_plugin.so" --quiet \
+    --out "$out/plugin/good" > "$out/plugin-good.log" 2>&1 || status=1
+  tail -n 12 "$out/plugin-good.log"
+  "$here/ordo" verify --level "$level" --require-gpu --plugin "$here/plugins/libordo_example_plugin_broken.so" --quiet \
+    --out "$out/plugin/broken" > "$out/plugin-broken.log" 2>&1
+  rc=$?
+  echo "broken build: exit $rc (1 expected)"; [ $rc = 1 ] || status=1
+  grep -E "FAIL|reproduce" "$out/plugin-broken.log" | head -n 8
+fi
+if [[ $steps == *,triton,* ]]; then
+  # The file protocol with Triton tl.dot GEMMs: BF16 (wgmma) and FP32 input_precision="ieee".
+  for spec in "bf16 fwd.bf16.tc-fdpa-sm90/1" "f32 fwd.f32.fma-chain/1"; do
+    set -- $spec
+    echo "== ordo cases + Triton + ordo check ($1, $2)"
+    dir="$out/triton-$1"
+    "$here/ordo" cases --contract "$2" --level "$level" --out "$dir" > "$out/triton-$1.log" 2>&1 || status=1
+    python3 "$here/examples/triton/run_triton_gemm.py" "$dir" >> "$out/triton-$1.log" 2>&1 || status=1
+    "$here/ordo" check "$dir" --quiet --out "$out/triton-$1-check" >> "$out/triton-$1.log" 2>&1
+    echo "check exit $?"; tail -n 9 "$out/triton-$1.log"
+    "$here/ordo" identify "$dir" --quiet --json "$out/triton-$1-check/identify.json" >> "$out/triton-$1.log" 2>&1
+    grep -E "MATCH|closest|no candidate" "$out/triton-$1.log" | head -n 4
+  done
+fi
+if [[ $steps == *,cublas,* ]]; then
+  # cuBLAS through torch F.linear at the seed shapes, one folder per shape: the invariances without a
+  # contract, and which contract (if any) reproduces the outputs.
+  for spec in "f32 256x5376x32 256x32x5376 128x5376x5376" "bf16 256x5376x4096 128x16128x5376 128x5376x5376"; do
+    set -- $spec
+    kind=$1; shift
+    for shape in "$@"; do
+      extra=(--y-dtype f32)
+      [ "$kind" = bf16 ] && extra=(--y-dtype bf16 --no-bias)
+      echo "== cuBLAS (torch F.linear) $kind $shape"
+      dir="$out/cublas-$kind-$shape"
+      "$here/ordo" cases --contract none --operands "$kind" --shape "$shape" "${extra[@]}" --max-batch 256 --out "$dir" \
+        > "$dir.log" 2>&1 || status=1
+      python3 "$here/examples/torch/run_torch_linear.py" "$dir" >> "$dir.log" 2>&1 || status=1
+      "$here/ordo" check "$dir" --contract none --quiet --out "$dir-check" >> "$dir.log" 2>&1
+      echo "check --contract none exit $?"
+      "$here/ordo" identify "$dir" --quiet --json "$dir-check/identify.json" >> "$dir.log" 2>&1
+      grep -E "^  (PASS|FAIL)|MATCH|closest|no candidate|error" "$dir.log" | head -n 8
+    done
+  done
 fi
 if [[ $steps == *,verify,* ]]; then
   echo "== ordo verify --level $level"

@@ -40,6 +40,7 @@ struct CasesCommand {
   std::vector<std::string> shapes;
   std::string y_dtype = "auto";
   std::int64_t max_batch = 1024;
+  bool no_bias = false;
   std::string out;
 };
 
@@ -53,6 +54,7 @@ int run_cases(const CasesCommand& o) {
   for (const std::string& s : o.shapes) co.shapes.push_back(parse_shape(s));
   co.y_dtype = o.y_dtype;
   co.max_batch = o.max_batch;
+  co.bias = !o.no_bias;
   co.generated_by = generated_by();
   const protocol::CasesManifest m = properties::generate_cases(co, o.out);
   std::int64_t elements = 0;
@@ -136,6 +138,7 @@ int run_check(const CheckCommand& o) {
       };
     std::printf("ordo check: %s, %zu cases, %zu relations, contract %s\n", single ? o.y.c_str() : o.folder.c_str(),
                 folder.manifest().cases.size(), folder.manifest().relations.size(), contract.c_str());
+    std::fflush(stdout);
     reports::Report report;
     report.command = o.command_line;
     report.seed = folder.manifest().seed;
@@ -236,6 +239,7 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   c->add_option("--shape", cases.shapes, "an invariance group at MxNxK (batches up to M rows; repeatable); replaces the random cases");
   c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
   c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str();
+  c->add_flag("--no-bias", cases.no_bias, "no case has a bias (for kernels whose bias is not FP32)");
   c->add_option("--out", cases.out, "the folder to write")->required();
   c->callback([&exit_code] { exit_code = run_cases(cases); });
 

@@ -11,8 +11,13 @@ void print_row(const reports::ResultRow& row) {
               v == "pass" ? "PASS" : v == "inconclusive" ? "SKIP" : "FAIL", r.name.c_str(), r.kernel.c_str(),
               static_cast<long long>(r.cases), static_cast<long long>(r.failed), static_cast<long long>(r.skipped),
               r.seconds);
-  if (v != "pass" && v != "inconclusive")
-    for (const auto& f : r.failures) std::printf("         %s\n         reproduce: %s\n", f.detail.c_str(), f.reproduce.c_str());
+  if (v != "pass" && v != "inconclusive") {
+    // The console shows the first few; the report keeps them all.
+    constexpr std::size_t kShown = 3;
+    for (std::size_t i = 0; i < r.failures.size() && i < kShown; ++i)
+      std::printf("         %s\n         reproduce: %s\n", r.failures[i].detail.c_str(), r.failures[i].reproduce.c_str());
+    if (r.failures.size() > kShown) std::printf("         ... %zu more in the report\n", r.failures.size() - kShown);
+  }
   std::fflush(stdout);
 }
 

@@ -246,6 +246,25 @@ TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
   for (const auto& m : r.matches) EXPECT_NE(m.contract.id, "fwd.f32.fma-chain/1");
 }
 
+// Split-K into three equal parts, the partials added in ascending order: K / 3 is no power of two, so only
+// the divisor candidates can name it.
+TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
+  const std::string dir = fresh_folder("identify-split");
+  CasesOptions opts;
+  opts.seed = 5;
+  opts.shapes = {{24, 16, 600}};
+  opts.max_batch = 24;
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  ReductionPlan split = contract_fwd_f32_fma_chain().plan;
+  split.structure = KStructure::segments;
+  split.segment_length = 200;
+  split.combine = SegmentCombine::ascending_add_rn;
+  run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(split, p); });
+  const IdentifyResult r = identify(folder, IdentifyOptions{});
+  ASSERT_FALSE(r.matches.empty());
+  EXPECT_EQ(r.matches[0].contract.id, "candidate.fwd.f32.fma.seg200-asc/1");
+}
+
 TEST(FileProtocol, IdentifySaysWhenNothingMatches) {
   const std::string dir = fresh_folder("identify-none");
   CasesOptions opts;
