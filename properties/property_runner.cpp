@@ -43,6 +43,42 @@ ForwardCase shrink_failure(const PropertySpec& spec, rc::Shrinkable<ForwardCase>
   return current.value();
 }
 
+// RapidCheck's shrink tree moves a dimension by the generator's own steps, which for a log-scaled or
+// edge-biased size can stall far from the smallest failing value (a defect that needs K > 64 found at
+// K = 2688 shrinks to K = 5376). So each of K, M, N is then halved while the case keeps failing, and
+// bisected between the last passing and the first failing size.
+ForwardCase shrink_dimensions(const PropertySpec& spec, ForwardCase c, int& budget, int& steps) {
+  if (c.explicit_values) return c;
+  for (std::int64_t ForwardCase::*dim : {&ForwardCase::K, &ForwardCase::M, &ForwardCase::N}) {
+    std::int64_t fail_at = c.*dim, pass_at = 0;  // pass_at 0: no passing size known yet
+    while (fail_at > 1 && budget > 0) {
+      ForwardCase t = c;
+      t.*dim = fail_at / 2;
+      --budget;
+      if (fails(spec, t)) {
+        fail_at = t.*dim;
+        ++steps;
+      } else {
+        pass_at = t.*dim;
+        break;
+      }
+    }
+    while (pass_at > 0 && fail_at - pass_at > 1 && budget > 0) {
+      ForwardCase t = c;
+      t.*dim = pass_at + (fail_at - pass_at) / 2;
+      --budget;
+      if (fails(spec, t)) {
+        fail_at = t.*dim;
+        ++steps;
+      } else {
+        pass_at = t.*dim;
+      }
+    }
+    c.*dim = fail_at;
+  }
+  return c;
+}
+
 // Replaces values, one at a time, by the simplest value (0, 1, -1, ...) that keeps the failure,
 // so the counterexample a person reads has as few odd numbers as possible. Only for small cases.
 ForwardCase simplify_values(const PropertySpec& spec, ForwardCase c, int& budget, int& steps) {
@@ -191,6 +227,7 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
       f.original = c.summary();
       int budget = options.shrink_budget;
       ForwardCase minimal = shrink_failure(spec, shrinkable, budget, f.shrink_steps);
+      minimal = shrink_dimensions(spec, minimal, budget, f.shrink_steps);
       minimal = simplify_values(spec, minimal, budget, f.shrink_steps);
       f.minimised = minimal.summary();
       if (minimal.explicit_values) f.minimised += "\n" + dump_problem(*minimal.explicit_values);
