@@ -236,6 +236,10 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
     }
     if (options.progress) options.progress(spec.name, i - first + 1, last - first);
     if (run.failed + run.tool_errors >= options.max_failures) break;
+    if (options.stop && options.stop->load()) {
+      run.skip_reason.clear();  // stopped: not a reasoned skip
+      break;
+    }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -1,6 +1,8 @@
 #pragma once
 #include <rapidcheck.h>
 
+#include <atomic>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -73,6 +75,9 @@ struct RunOptions {
   int shrink_budget = 300;          // check evaluations spent minimising one failure
   std::string reproduce_prefix = "ordo verify";
   std::function<void(const std::string& property, std::int64_t done, std::int64_t total)> progress;
+  // Set (by a SIGINT handler) to stop after the case in progress; the run then has fewer cases than
+  // requested and no skip reason, so it never passes a report.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // The shape classes a case counts towards, for coverage in reports: "M=1", "N=1", "K=1",

@@ -5,8 +5,9 @@ namespace ordo::properties {
 Verdict compute_verdict(const RowEvidence& e) {
   if (e.tool_errors > 0) return Verdict::tool_error;
   if (e.run <= 0) return Verdict::inconclusive;
-  if (e.expect_failure) return e.failed > 0 ? Verdict::pass : Verdict::mutant_missed;
-  if (e.failed == 0) return Verdict::pass;
+  if (e.expect_failure) return e.failed > 0 ? Verdict::pass : (e.run < e.requested - e.skipped ? Verdict::inconclusive : Verdict::mutant_missed);
+  // Fewer cases than requested and no failure: stopped early, so nothing is proven for the rest.
+  if (e.failed == 0) return e.run < e.requested - e.skipped ? Verdict::inconclusive : Verdict::pass;
   switch (e.kind) {
     case PropertyKind::bound: return Verdict::bound_violation;
     case PropertyKind::scenario: return Verdict::expected_rejection_missing;
@@ -30,5 +31,9 @@ std::string_view verdict_name(Verdict v) {
 }
 
 bool verdict_fails(Verdict v) { return v != Verdict::pass && v != Verdict::inconclusive; }
+
+bool row_lets_run_pass(Verdict v, const std::string& skip_reason) {
+  return v == Verdict::pass || (v == Verdict::inconclusive && !skip_reason.empty());
+}
 
 }  // namespace ordo::properties

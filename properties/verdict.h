@@ -2,6 +2,7 @@
 // The verdict of a report row, computed in one place from the evidence alone. A row passes only when it
 // ran at least one case and nothing failed: zero cases run is never a pass.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ordo::properties {
@@ -35,8 +36,10 @@ struct RowEvidence {
 
 Verdict compute_verdict(const RowEvidence& e);
 std::string_view verdict_name(Verdict v);
-// pass and inconclusive do not fail a run (inconclusive rows print their reason; --require-gpu makes
-// them fail); every other verdict does.
+// Every verdict but pass and inconclusive fails a run.
 bool verdict_fails(Verdict v);
+// Whether a row lets a run pass: a pass, or inconclusive with a stated reason (no GPU, another SM). An
+// inconclusive row without a reason (zero cases asked for, a run stopped early) fails the run.
+bool row_lets_run_pass(Verdict v, const std::string& skip_reason);
 
 }  // namespace ordo::properties

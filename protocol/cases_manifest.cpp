@@ -1,16 +1,10 @@
 #include "protocol/cases_manifest.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/checked_size.h"
 
 namespace ordo::protocol {
@@ -205,34 +199,6 @@ CasesManifest read_manifest(const std::string& folder) {
     throw ManifestError(path + ": not valid JSON: " + e.what());
   }
   return manifest_from_json(j, path);
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(path + ": write failed: " + std::strerror(e));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(path + ": write failed: " + std::strerror(e));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(path + ": cannot replace: " + std::strerror(e));
-  }
 }
 
 void write_manifest(const std::string& folder, const CasesManifest& m) {

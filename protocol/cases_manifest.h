@@ -68,7 +68,4 @@ CasesManifest manifest_from_json(const nlohmann::json& j, const std::string& whe
 CasesManifest read_manifest(const std::string& folder);           // folder/manifest.json
 void write_manifest(const std::string& folder, const CasesManifest& m);  // atomically
 
-// Writes `text` to path through a temporary file and a rename; throws std::runtime_error naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace ordo::protocol

@@ -23,7 +23,8 @@ nlohmann::json to_json(const Report& r) {
   j["level"] = r.level;
   j["started_at"] = r.started_at;
   j["seconds"] = r.seconds;
-  j["verdict"] = r.all_passed() ? (r.any_inconclusive() ? "pass_with_inconclusive" : "pass") : "fail";
+  j["verdict"] = r.interrupted ? "interrupted" : r.all_passed() ? (r.any_inconclusive() ? "pass_with_inconclusive" : "pass") : "fail";
+  j["interrupted"] = r.interrupted;
 
   json results = json::array();
   for (const ResultRow& row : r.results) {

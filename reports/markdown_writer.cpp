@@ -18,7 +18,10 @@ std::string fmt_double(double v, const char* f = "%.3g") {
 std::string to_markdown(const Report& r) {
   std::ostringstream md;
   md << "# ordo report\n\n";
-  md << "- verdict: **" << (r.all_passed() ? (r.any_inconclusive() ? "pass (some checks did not run)" : "pass") : "FAIL")
+  md << "- verdict: **"
+     << (r.interrupted ? "INTERRUPTED (the rows below ran before the stop)"
+         : r.all_passed() ? (r.any_inconclusive() ? "pass (some checks did not run)" : "pass")
+                          : "FAIL")
      << "**\n";
   md << "- command: `" << r.command << "`\n";
   md << "- seed: " << r.seed << ", level: " << r.level << ", started " << r.started_at << ", "

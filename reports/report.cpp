@@ -7,8 +7,9 @@ namespace ordo::reports {
 std::string ResultRow::verdict() const { return std::string(properties::verdict_name(run.verdict())); }
 
 bool Report::all_passed() const {
+  if (interrupted || results.empty()) return false;
   for (const ResultRow& r : results)
-    if (properties::verdict_fails(r.run.verdict())) return false;
+    if (!properties::row_lets_run_pass(r.run.verdict(), r.run.skip_reason)) return false;
   return true;
 }
 

@@ -28,7 +28,10 @@ struct Report {
   std::vector<ResultRow> results;
   nlohmann::json bench = nlohmann::json::array();
 
-  bool all_passed() const;      // no row failed (inconclusive rows do not fail)
+  bool interrupted = false;     // stopped by SIGINT: the rows so far, never a pass
+  // Every row passed, or did not run for a stated reason (properties::row_lets_run_pass); never with no
+  // rows or when interrupted.
+  bool all_passed() const;
   bool any_inconclusive() const;
 };
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <regex>
 
+#include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/contract_file.h"
 #include "properties/case_folder.h"
@@ -17,6 +18,7 @@
 #include "protocol/npy.h"
 #include "reports/report.h"
 #include "subjects/environment_probe.h"
+#include "tools/cli_values.h"
 #include "tools/commands.h"
 #include "tools/result_printing.h"
 
@@ -36,7 +38,7 @@ struct CasesCommand {
   std::string contract;
   std::string operands = "f32";
   int level = 1;
-  std::uint64_t seed = 1;
+  std::string seed = "1";
   std::vector<std::string> shapes;
   std::string y_dtype = "auto";
   std::int64_t max_batch = 1024;
@@ -50,7 +52,7 @@ int run_cases(const CasesCommand& o) {
   if (o.operands != "f32" && o.operands != "bf16") throw std::invalid_argument("--operands must be f32 or bf16");
   co.operands = o.operands == "bf16" ? DType::bf16 : DType::f32;
   co.level = o.level;
-  co.seed = o.seed;
+  co.seed = parse_seed(o.seed, "--seed");
   for (const std::string& s : o.shapes) co.shapes.push_back(parse_shape(s));
   co.y_dtype = o.y_dtype;
   co.max_batch = o.max_batch;
@@ -154,8 +156,8 @@ int run_check(const CheckCommand& o) {
     for (const reports::ResultRow& row : report.results) print_row(row);
     const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
     std::filesystem::create_directories(out);
-    protocol::write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
-    protocol::write_file_atomically(out + "/report.md", reports::to_markdown(report));
+    write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
+    write_file_atomically(out + "/report.md", reports::to_markdown(report));
     std::printf("\n%s (%.1f s)\nreport: %s/report.json, %s/report.md\n", report.all_passed() ? "PASS" : "FAIL", report.seconds,
                 out.c_str(), out.c_str());
     return report.all_passed() ? 0 : 1;
@@ -213,7 +215,7 @@ int run_identify(const IdentifyCommand& o) {
                                 {"cases", c.cases}, {"cases_matching", c.cases_matching}, {"first_difference", c.first_difference}});
         j["contracts"][c.contract.id] = contract_to_json(c.contract);
       }
-      protocol::write_file_atomically(o.json, j.dump(2) + "\n");
+      write_file_atomically(o.json, j.dump(2) + "\n");
       std::printf("  written: %s\n", o.json.c_str());
     }
     return r.matches.empty() ? 1 : 0;
@@ -235,10 +237,10 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   c->add_option("--contract", cases.contract, "a contract id or ordo.contract/1 file the cases are for, or none")->required();
   c->add_option("--operands", cases.operands, "with --contract none: f32 or bf16")->capture_default_str();
   c->add_option("--level", cases.level, "1: a few cases per value family; 2: more, larger")->check(CLI::Range(1, 2));
-  c->add_option("--seed", cases.seed, "seed of every generated value");
+  c->add_option("--seed", cases.seed, "seed of every generated value")->check(seed_value());
   c->add_option("--shape", cases.shapes, "an invariance group at MxNxK (batches up to M rows; repeatable); replaces the random cases");
   c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
-  c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str();
+  c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str()->check(CLI::Range(2, 1 << 20));
   c->add_flag("--no-bias", cases.no_bias, "no case has a bias (for kernels whose bias is not FP32)");
   c->add_option("--out", cases.out, "the folder to write")->required();
   c->callback([&exit_code] { exit_code = run_cases(cases); });
@@ -255,7 +257,9 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   k->add_option("--dtype", check.dtype, "one problem: operand dtype, f32 or bf16 (raw <u2/<i2 bits or the ml_dtypes descr)")
       ->capture_default_str();
   k->add_option("--case", check.cases, "judge only this case id (repeatable)");
-  k->add_option("--bound-elements", check.bound_elements, "elements per case judged against the exact result")->capture_default_str();
+  k->add_option("--bound-elements", check.bound_elements, "elements per case judged against the exact result")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   k->add_option("--out", check.out, "report folder (default: FOLDER/check-report)");
   k->add_flag("--quiet", check.quiet, "no progress lines");
   k->callback([&exit_code, &command_line] {
@@ -268,8 +272,12 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
                                                "folder bit for bit: built-in contracts and a family around them");
   i->add_option("folder", identify.folder, "the cases folder")->required();
   i->add_option("--json", identify.json, "write {matches, closest, contracts} to this file");
-  i->add_option("--rows", identify.max_rows, "rows compared per case (a spread sample of big cases)")->capture_default_str();
-  i->add_option("--cols", identify.max_cols, "columns compared per case")->capture_default_str();
+  i->add_option("--rows", identify.max_rows, "rows compared per case (a spread sample of big cases)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 20));
+  i->add_option("--cols", identify.max_cols, "columns compared per case")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 20));
   i->add_flag("--quiet", identify.quiet, "no progress lines");
   i->callback([&exit_code] { exit_code = run_identify(identify); });
 }

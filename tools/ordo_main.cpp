@@ -1,9 +1,11 @@
 // ordo: verification harness for fixed-order GEMM kernels.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/build_info.h"
+#include "core/contract_file.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -19,10 +21,25 @@ int main(int argc, char** argv) {
   ordo::tools::register_probe(app, exit_code, command_line);
   ordo::tools::register_record(app, exit_code);
   ordo::tools::register_file_commands(app, exit_code, command_line);
+  // An unknown command gets its name back and the nearest commands, not only "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string hint;
+      for (const std::string& n : ordo::nearest_names(argv[1], names)) hint += (hint.empty() ? "" : ", ") + n;
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+      std::cerr << "ordo: unknown command \"" << argv[1] << "\"; nearest: " << hint << "\ncommands: " << all
+                << " (ordo --help, ordo COMMAND --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2, as ordo's other bad-input errors do.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     std::cerr << "ordo: error: " << e.what() << "\n";
     return 2;

@@ -4,11 +4,13 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/atomic_file.h"
 #include "kernels/forward_api.h"
 #include "kernels/probe_api.h"
 #include "properties/tc_probe.h"
 #include "reports/report.h"
 #include "subjects/environment_probe.h"
+#include "tools/cli_values.h"
 #include "tools/commands.h"
 #include "tools/result_printing.h"
 
@@ -61,9 +63,14 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
     std::printf("wgmma probes: not run (wgmma is an sm_90a instruction; this GPU is sm_%d)\n", po.device_sm);
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::filesystem::create_directories(o.out_dir);
-  std::ofstream(o.out_dir + "/probe.json") << reports::to_json(report).dump(2) << "\n";
-  std::ofstream(o.out_dir + "/probe.md") << reports::to_markdown(report);
+  try {
+    require_writable_folder(o.out_dir);
+    write_file_atomically(o.out_dir + "/probe.json", reports::to_json(report).dump(2) + "\n");
+    write_file_atomically(o.out_dir + "/probe.md", reports::to_markdown(report));
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo probe: the report was not written: %s\n", e.what());
+    return 4;
+  }
   std::printf("\n%s (%.1f s)\nreport: %s/probe.json, %s/probe.md\n", report.all_passed() ? "PASS" : "FAIL",
               report.seconds, o.out_dir.c_str(), o.out_dir.c_str());
   return report.all_passed() ? 0 : 1;
@@ -79,7 +86,7 @@ void register_probe(CLI::App& app, int& exit_code, const std::string& command_li
       "test against every known parameter set, and targeted probes (rounding, truncation, NaN bits, Inf rules, sign "
       "of an exact zero, overflow, subnormals). Exit 0 only if the expected set matches everywhere; 3 without a GPU.");
   cmd->add_option("--tiles", o.tiles, "random 16x16x16 tiles (256 outputs each)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--seed", o.seed, "seed of the random tiles")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of the random tiles")->capture_default_str()->check(seed_value());
   cmd->add_option("--out", o.out_dir, "folder for probe.json and probe.md")->capture_default_str();
   cmd->callback([&exit_code, &command_line] { exit_code = run_probe(o, command_line); });
 }

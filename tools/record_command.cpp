@@ -10,6 +10,7 @@
 #include "properties/forward_case.h"
 #include "properties/golden_backward.h"
 #include "properties/golden_corpus.h"
+#include "tools/cli_values.h"
 #include "tools/commands.h"
 
 namespace ordo::tools {
@@ -124,7 +125,7 @@ void register_record(CLI::App& app, int& exit_code) {
       "file per variant (corpus/README.md): forward variants into --out, backward variants into --out with "
       "\"-backward\" appended. CI replays them through the host emulator. Exit 3 without a GPU.");
   cmd->add_option("--cases", o.cases, "cases per variant")->capture_default_str()->check(CLI::Range(1, 10000));
-  cmd->add_option("--seed", o.seed, "seed of the generated cases")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of the generated cases")->capture_default_str()->check(seed_value());
   cmd->add_option("--out", o.out_dir, "folder for the golden files")->capture_default_str();
   cmd->callback([&exit_code] { exit_code = run_record(o); });
 }

@@ -6,6 +6,10 @@
 #include <iostream>
 #include <set>
 
+#include <atomic>
+#include <csignal>
+
+#include "core/atomic_file.h"
 #include "core/contract_file.h"
 #include "oracle/fpu_environment.h"
 #include "properties/suite.h"
@@ -13,6 +17,7 @@
 #include "subjects/environment_probe.h"
 #include "subjects/plugin_subject.h"
 #include "subjects/registered_subjects.h"
+#include "tools/cli_values.h"
 #include "tools/commands.h"
 #include "tools/result_printing.h"
 
@@ -22,6 +27,7 @@ namespace {
 struct VerifyOptions {
   int level = 1;
   std::uint64_t seed = 1;
+  std::string seed_text = "1", cases_text, case_text;  // parsed strictly (tools/cli_values.h)
   std::vector<std::string> properties;  // filter; empty = all
   std::vector<std::string> kernels;     // filter; empty = all
   std::vector<std::string> plugins;     // subjects from shared libraries instead of ordo's variants
@@ -81,8 +87,35 @@ properties::Suite build_suite(const VerifyOptions& o, const properties::SuiteOpt
   return suite;
 }
 
-int run_verify(const VerifyOptions& o) {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+// Writes report.json and report.md atomically; a failure is an error with the path and the reason.
+bool write_reports(const reports::Report& report, const std::string& out, std::string* json_path, std::string* md_path) {
+  *json_path = out + "/report.json";
+  *md_path = out + "/report.md";
+  try {
+    write_file_atomically(*json_path, reports::to_json(report).dump(2) + "\n");
+    write_file_atomically(*md_path, reports::to_markdown(report));
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo verify: the report was not written: %s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+int run_verify(VerifyOptions o) {
   const auto start = std::chrono::steady_clock::now();
+  o.seed = parse_seed(o.seed_text, "--seed");
+  if (!o.cases_text.empty()) o.cases = parse_integer(o.cases_text, "--cases", 1, kMaxCases);
+  if (!o.case_text.empty()) o.only_case = parse_integer(o.case_text, "--case", 0, kMaxCases - 1);
+  // An unusable output folder is found before any work, not after the whole run.
+  try {
+    require_writable_folder(o.out_dir);
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo verify: %s\n", e.what());
+    return 4;
+  }
   if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
     std::cerr << "ordo verify: the host floating-point environment is not IEEE default: " << problem << "\n";
     return 2;
@@ -126,6 +159,12 @@ int run_verify(const VerifyOptions& o) {
   ro.only_case = o.only_case;
   ro.cases_override = o.cases;
   ro.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
+  ro.stop = &g_interrupted;
+  g_interrupted.store(false);
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
   for (const std::string& p : o.plugins) ro.reproduce_prefix += " --plugin " + p;
   auto last_progress = std::chrono::steady_clock::now();
   if (!o.quiet)
@@ -138,6 +177,7 @@ int run_verify(const VerifyOptions& o) {
 
   for (const properties::PropertySpec& spec : suite.properties) {
     if (!selected(o.properties, spec.name) || !selected(o.kernels, spec.kernel)) continue;
+    if (g_interrupted.load()) break;
     reports::ResultRow row;
     if (!spec.not_runnable.empty())
       row.run = properties::not_run(spec, o.cases >= 0 ? o.cases : spec.cases, "not run: " + spec.not_runnable);
@@ -151,11 +191,16 @@ int run_verify(const VerifyOptions& o) {
     return 2;
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.interrupted = g_interrupted.load();
+  signal(SIGINT, SIG_DFL);
 
-  std::filesystem::create_directories(o.out_dir);
-  const std::string json_path = o.out_dir + "/report.json", md_path = o.out_dir + "/report.md";
-  std::ofstream(json_path) << reports::to_json(report).dump(2) << "\n";
-  std::ofstream(md_path) << reports::to_markdown(report);
+  std::string json_path, md_path;
+  if (!write_reports(report, o.out_dir, &json_path, &md_path)) return 4;
+  if (report.interrupted) {
+    std::printf("\nINTERRUPTED after %zu properties (%.1f s): the report says so\nreport: %s, %s\n", report.results.size(),
+                report.seconds, json_path.c_str(), md_path.c_str());
+    return 130;
+  }
 
   std::int64_t cases = 0, failed_rows = 0, skipped_rows = 0;
   for (const auto& row : report.results) {
@@ -180,9 +225,11 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
       "verify",
       "Run the property suite on every available subject (ordo's variants, or the operations of --plugin libraries; "
       "host emulators and the exact oracle always) and write report.json and report.md. Exit 0 only if every check "
-      "that ran passed; 1 on a failure; 2 on bad usage.");
+      "that ran passed (rows that cannot run here are listed with the reason); 1 on a failure; 2 on bad usage; 3 "
+      "with --require-gpu and no GPU; 4 when the report cannot be written; 130 when interrupted (SIGINT: the report "
+      "of what ran is written, marked interrupted).");
   cmd->add_option("--level", o.level, "1: CI budget (default); 2: qualification budget for a GPU run")->check(CLI::Range(1, 2));
-  cmd->add_option("--seed", o.seed, "seed of every generated case (printed in the report)");
+  cmd->add_option("--seed", o.seed_text, "seed of every generated case (printed in the report)")->check(seed_value());
   cmd->add_option("--property", o.properties, "run only this property (repeatable; `ordo list --properties`)");
   cmd->add_option("--kernel", o.kernels, "run only on this subject id (repeatable; see `ordo list`)");
   cmd->add_option("--plugin", o.plugins,
@@ -191,8 +238,9 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
   cmd->add_option("--contract", o.contracts,
                   "a contract id or an ordo.contract/1 JSON file: run the host properties of these contracts only "
                   "(repeatable)");
-  cmd->add_option("--case", o.only_case, "run only case number I of each selected property (reproduce a failure)");
-  cmd->add_option("--cases", o.cases, "number of cases per property, overriding the level");
+  cmd->add_option("--case", o.case_text, "run only case number I of each selected property (reproduce a failure)")
+      ->check(integer_in(0, kMaxCases - 1));
+  cmd->add_option("--cases", o.cases_text, "number of cases per property, overriding the level")->check(integer_in(1, kMaxCases));
   cmd->add_option("--out", o.out_dir, "folder for report.json and report.md")->capture_default_str();
   cmd->add_flag("--require-gpu", o.require_gpu, "exit 3 if no GPU is usable instead of reporting GPU checks as not run");
   cmd->add_flag("--no-gpu", o.no_gpu, "do not look for a GPU");

@@ -1,0 +1,139 @@
+// The `ordo` program holds itself to fail-closed behaviour, run as a user runs it: numbers that are not
+// exact integers in range, misspelt names and unknown commands are refused (exit 2) with a message naming
+// them; an unusable output folder is found before any work (exit 4); an interrupted run writes a report
+// marked interrupted (exit 130); reports are replaced whole, never left half written.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ordo {
+namespace {
+
+struct OrdoRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+OrdoRun ordo(const std::string& args) {
+  const std::string cmd = std::string(ORDO_BINARY) + " " + args + " 2>&1";
+  OrdoRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string folder(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/ordo-cli-" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(CliFailClosed, NumbersMustBeExactIntegersInRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"verify --cases 0", "--cases: \"0\" is out of range: expected an integer in [1, 10000000]"},
+      {"verify --cases -5", "--cases: expected an integer in [1, 10000000], got \"-5\" (no negative values)"},
+      {"verify --cases 99999999999999999999", "--cases: \"99999999999999999999\" is out of range"},
+      {"verify --cases 1.5", "--cases: expected an integer in [1, 10000000], got \"1.5\""},
+      {"verify --cases 12abc", "got \"12abc\""},
+      {"verify --seed -1", "--seed: expected a seed: a decimal integer in [0, 18446744073709551615], got \"-1\""},
+      {"verify --seed 18446744073709551616", "--seed: \"18446744073709551616\" is out of range"},
+      {"verify --case -1", "--case: expected an integer in [0, 9999999], got \"-1\""},
+      {"verify --level 3", "--level"},
+  };
+  for (const auto& [args, message] : cases) {
+    const OrdoRun r = ordo(std::string(args) + " --out " + folder("numbers"));
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  // The largest seed is accepted exactly (no wrap): it is printed back in the report.
+  const std::string dir = folder("max-seed");
+  const OrdoRun ok = ordo("verify --seed 18446744073709551615 --cases 2 --property exact.order_independent --quiet --out " + dir);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("seed 18446744073709551615"), std::string::npos) << ok.output;
+}
+
+TEST(CliFailClosed, MisspeltNamesAreErrorsWithTheNearestValidNames) {
+  const OrdoRun p = ordo("verify --property typo --property forward.emulator_equals_scalar_reference --out " + folder("names"));
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("no property named \"typo\"; nearest:"), std::string::npos) << p.output;
+  const OrdoRun k = ordo("verify --kernel host.emulatr:fwd.f32.fma-chain/1 --out " + folder("names"));
+  EXPECT_EQ(k.exit_code, 2) << k.output;
+  EXPECT_NE(k.output.find("nearest: host.emulator:fwd.f32.fma-chain/1"), std::string::npos) << k.output;
+  const OrdoRun c = ordo("verify --contract fwd.f32.fma-chian/1 --out " + folder("names"));
+  EXPECT_EQ(c.exit_code, 2) << c.output;
+  EXPECT_NE(c.output.find("nearest: fwd.f32.fma-chain/1"), std::string::npos) << c.output;
+  const OrdoRun u = ordo("verfy");
+  EXPECT_EQ(u.exit_code, 2) << u.output;
+  EXPECT_NE(u.output.find("unknown command \"verfy\"; nearest: verify"), std::string::npos) << u.output;
+}
+
+TEST(CliFailClosed, ListShowsPropertiesAndSubjectKinds) {
+  const OrdoRun r = ordo("list --properties");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("forward.kernel_equals_emulator  [cuda x"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("exact.superacc_vs_mpfr  [oracle x1]"), std::string::npos) << r.output;
+}
+
+TEST(CliFailClosed, AnUnusableOutputFolderIsFoundBeforeAnyWork) {
+  // A path under a file (ENOTDIR) and one in /proc: unwritable even for root.
+  for (const std::string out : {"/dev/null/report", "/proc/ordo-cannot-write-here"}) {
+    const OrdoRun r = ordo("verify --out " + out);
+    EXPECT_EQ(r.exit_code, 4) << out << "\n" << r.output;
+    EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("PASS"), std::string::npos) << "work was done before the folder was checked:\n" << r.output;
+  }
+}
+
+TEST(CliFailClosed, AReportIsReplacedWholeAndNoTemporaryFileStays) {
+  const std::string dir = folder("atomic");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/report.json") << "stale";
+  const OrdoRun r = ordo("verify --cases 3 --property exact.order_independent --quiet --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(dir + "/report.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["verdict"], "pass");
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST(CliFailClosed, SigintWritesAReportMarkedInterrupted) {
+  const std::string dir = folder("sigint");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // The whole host suite takes several seconds: interrupted well before its end.
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl(ORDO_BINARY, ORDO_BINARY, "verify", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(1500 * 1000);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream in(dir + "/report.json");
+  ASSERT_TRUE(in.good()) << "no report after SIGINT";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["verdict"], "interrupted");
+  EXPECT_EQ(j["interrupted"], true);
+}
+
+}  // namespace
+}  // namespace ordo
