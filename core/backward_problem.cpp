@@ -1,8 +1,10 @@
 #include "core/backward_problem.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "core/checked_size.h"
 #include "core/float_bits.h"
 
 namespace ordo {
@@ -17,9 +19,15 @@ Status check_bf16(const std::vector<float>& v, const char* name) {
   return Status::success();
 }
 
-Status size_mismatch(const char* name, std::size_t got, std::int64_t want) {
+// Sizes through checked_product (core/checked_size.h): M * N of a hostile or corrupt problem can
+// overflow int64, and a wrapped product could match a small vector.
+Status check_holds(const char* name, std::size_t got, std::int64_t rows, std::int64_t cols, const char* formula) {
+  if (holds_exactly(got, rows, cols)) return Status::success();
+  const std::optional<std::int64_t> want = checked_product(rows, cols);
   return Status::error(StatusCode::inconsistent_size,
-                       std::string(name) + " has " + std::to_string(got) + " values, expected " + std::to_string(want));
+                       std::string(name) + " has " + std::to_string(got) + " values, expected " + formula + " = " +
+                           (want ? std::to_string(*want) : std::to_string(rows) + " * " + std::to_string(cols) +
+                                                               ", more than 2^40"));
 }
 
 }  // namespace
@@ -28,8 +36,12 @@ Status validate(const BackwardDataProblem& p) {
   if (p.M < 1 || p.N < 1 || p.K < 1)
     return Status::error(StatusCode::bad_size, "dX needs M, N, K >= 1, got M=" + std::to_string(p.M) +
                                                    " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
-  if (p.g.size() != static_cast<std::size_t>(p.M * p.N)) return size_mismatch("G", p.g.size(), p.M * p.N);
-  if (p.w.size() != static_cast<std::size_t>(p.N * p.K)) return size_mismatch("W", p.w.size(), p.N * p.K);
+  if (Status s = check_holds("G", p.g.size(), p.M, p.N, "M*N"); !s.ok()) return s;
+  if (Status s = check_holds("W", p.w.size(), p.N, p.K, "N*K"); !s.ok()) return s;
+  // dX [M, K] is allocated from these: it must be countable too.
+  if (!checked_product(p.M, p.K))
+    return Status::error(StatusCode::bad_size, "dX would have M*K = " + std::to_string(p.M) + " * " + std::to_string(p.K) +
+                                                   " elements, more than 2^40");
   if (p.bf16_operands) {
     if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;
     if (Status s = check_bf16(p.w, "W"); !s.ok()) return s;
@@ -41,8 +53,12 @@ Status validate(const BackwardWeightProblem& p) {
   if (p.T < 0 || p.N < 1 || p.K < 1)
     return Status::error(StatusCode::bad_size, "dW needs T >= 0 and N, K >= 1, got T=" + std::to_string(p.T) +
                                                    " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
-  if (p.x.size() != static_cast<std::size_t>(p.T * p.K)) return size_mismatch("X", p.x.size(), p.T * p.K);
-  if (p.g.size() != static_cast<std::size_t>(p.T * p.N)) return size_mismatch("G", p.g.size(), p.T * p.N);
+  if (Status s = check_holds("X", p.x.size(), p.T, p.K, "T*K"); !s.ok()) return s;
+  if (Status s = check_holds("G", p.g.size(), p.T, p.N, "T*N"); !s.ok()) return s;
+  // dW [N, K] is allocated from these: it must be countable too.
+  if (!checked_product(p.N, p.K))
+    return Status::error(StatusCode::bad_size, "dW would have N*K = " + std::to_string(p.N) + " * " + std::to_string(p.K) +
+                                                   " elements, more than 2^40");
   if (p.bf16_operands) {
     if (Status s = check_bf16(p.x, "X"); !s.ok()) return s;
     if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;

@@ -42,7 +42,8 @@ struct BackwardWeightResult {
   std::optional<std::vector<float>> db;  // [N] when with_bias_grad
 };
 
-// Fail-closed checks, first failure wins: bad_size (M, N or K < 1, T < 0), inconsistent_size (vector
+// Fail-closed checks, first failure wins: bad_size (M, N or K < 1, T < 0, or an output of more than 2^40
+// elements), inconsistent_size (vector
 // lengths), wrong_dtype (a value that is not a bfloat16 with bf16_operands), then the keys
 // (bad_keys, duplicate_key, padding_gradient_nonzero; core/logical_keys.h).
 Status validate(const BackwardDataProblem& p);

@@ -1,24 +1,101 @@
 #include "properties/golden_backward.h"
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "core/contract.h"
 #include "properties/golden_corpus.h"
+#include "properties/strict_json.h"
 
 namespace ordo::properties {
 namespace {
 
-constexpr const char* kSchema = "ordo.golden-backward/1";
+constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
-std::size_t size(std::int64_t a, std::int64_t b = 1) { return static_cast<std::size_t>(a * b); }
+// What a file's contract says about its cases. A built-in contract is looked up (its operand dtype, and
+// the operation every case must be); any other id (a contract file of a plugin variant) falls back to
+// the naming convention of the ids, and the replay's emulator checks the rest.
+struct FileContract {
+  bool bf16 = false;
+  std::optional<ContractKind> kind;
+};
+
+FileContract file_contract(const std::string& id) {
+  if (const Contract* c = find_contract(id)) return {c->plan.operand_dtype == DType::bf16, c->kind};
+  return {id.find(".bf16.") != std::string::npos, std::nullopt};
+}
+
+// A problem ordo::validate refuses is refused here, with its reason, so that nothing downstream sees it.
+void require_valid(const Status& s, const StrictObject& c) {
+  if (!s.ok()) c.fail("", "the problem is invalid: " + s.to_string());
+}
+
+void read_data_case(StrictObject& c, GoldenBackwardCase& gc, bool bf16) {
+  BackwardDataProblem p;
+  p.M = c.integer("M", 1, kMaxDimension);
+  p.N = c.integer("N", 1, kMaxDimension);
+  p.K = c.integer("K", 1, kMaxDimension);
+  p.bf16_operands = bf16;
+  p.g = c.hex_values("g", c.count("g", "M*N", p.M, p.N), "M*N");
+  p.w = c.hex_values("w", c.count("w", "N*K", p.N, p.K), "N*K");
+  gc.dx = c.hex_values("dx", c.count("dx", "M*K", p.M, p.K), "M*K");
+  c.no_unknown();
+  require_valid(validate(p), c);
+  gc.data = std::move(p);
+}
+
+void read_weight_case(StrictObject& c, GoldenBackwardCase& gc, bool bf16) {
+  BackwardWeightProblem p;
+  p.T = c.integer("T", 0, kMaxDimension);
+  p.N = c.integer("N", 1, kMaxDimension);
+  p.K = c.integer("K", 1, kMaxDimension);
+  p.bf16_operands = bf16;
+  p.x = c.hex_values("x", c.count("x", "T*K", p.T, p.K), "T*K");
+  p.g = c.hex_values("g", c.count("g", "T*N", p.T, p.N), "T*N");
+  if (c.has("keys")) {
+    StrictObject k = c.object("keys");
+    LogicalKeys keys;
+    keys.width = k.integer("width", 2, 3);
+    keys.values = k.integers("values", k.count("values", "T*width", p.T, keys.width), kInt64Min, kInt64Max, "T*width");
+    k.no_unknown();
+    p.keys = std::move(keys);
+  }
+  gc.dw.dw = c.hex_values("dw", c.count("dw", "N*K", p.N, p.K), "N*K");
+  if (c.has("db")) {
+    p.with_bias_grad = true;
+    gc.dw.db = c.hex_values("db", p.N, "N");
+  }
+  c.no_unknown();
+  require_valid(validate(p), c);
+  gc.weight = std::move(p);
+}
+
+GoldenBackwardCase read_case(const nlohmann::json& jc, const Location& where, const FileContract& contract) {
+  StrictObject c(jc, where);
+  GoldenBackwardCase gc;
+  gc.family = c.string("family");
+  const std::string kind = c.string("kind");
+  if (kind != "dx" && kind != "dw") c.fail("kind", "must be \"dx\" or \"dw\", got " + in_quotes(kind));
+  const ContractKind want = kind == "dx" ? ContractKind::backward_data : ContractKind::backward_weight;
+  if (contract.kind && *contract.kind != want)
+    c.fail("kind", "a \"" + kind + "\" case in a file whose contract is " +
+                       (*contract.kind == ContractKind::backward_data     ? "a dX contract"
+                        : *contract.kind == ContractKind::backward_weight ? "a dW contract"
+                                                                          : "a forward contract"));
+  if (kind == "dx") read_data_case(c, gc, contract.bf16);
+  else read_weight_case(c, gc, contract.bf16);
+  return gc;
+}
 
 }  // namespace
 
 void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& path) {
   nlohmann::json j;
-  j["schema"] = kSchema;
+  j["schema"] = kGoldenBackwardSchema;
   j["variant"] = f.variant;
   j["contract"] = f.contract;
   j["gpu"] = f.gpu;
@@ -46,59 +123,26 @@ void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& 
   out << j.dump(1) << "\n";
 }
 
-GoldenBackwardFile read_golden_backward_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  const nlohmann::json j = nlohmann::json::parse(in);
-  if (j.value("schema", "") != kSchema) throw std::runtime_error(path + ": not an " + std::string(kSchema) + " file");
+GoldenBackwardFile parse_golden_backward_text(std::string_view text, const std::string& where) {
+  const nlohmann::json j = parse_strict_json(text, where);
+  StrictObject h(j, Location{where, std::nullopt});
+  h.schema(kGoldenBackwardSchema);
   GoldenBackwardFile f;
-  f.variant = j.at("variant");
-  f.contract = j.at("contract");
-  f.gpu = j.at("gpu");
-  f.commit = j.at("commit");
-  const bool bf16 = f.contract.find(".bf16.") != std::string::npos;
-  for (const auto& jc : j.at("cases")) {
-    GoldenBackwardCase c;
-    c.family = jc.at("family");
-    const std::string kind = jc.at("kind");
-    if (kind == "dx") {
-      BackwardDataProblem p;
-      p.M = jc.at("M");
-      p.N = jc.at("N");
-      p.K = jc.at("K");
-      p.bf16_operands = bf16;
-      p.g = from_hex(jc.at("g"), size(p.M, p.N), "g");
-      p.w = from_hex(jc.at("w"), size(p.N, p.K), "w");
-      c.dx = from_hex(jc.at("dx"), size(p.M, p.K), "dx");
-      c.data = std::move(p);
-    } else if (kind == "dw") {
-      BackwardWeightProblem p;
-      p.T = jc.at("T");
-      p.N = jc.at("N");
-      p.K = jc.at("K");
-      p.bf16_operands = bf16;
-      p.x = from_hex(jc.at("x"), size(p.T, p.K), "x");
-      p.g = from_hex(jc.at("g"), size(p.T, p.N), "g");
-      if (jc.contains("keys")) {
-        LogicalKeys keys;
-        keys.width = jc.at("keys").at("width");
-        keys.values = jc.at("keys").at("values").get<std::vector<std::int64_t>>();
-        if (keys.rows() != p.T || static_cast<std::int64_t>(keys.values.size()) != p.T * keys.width)
-          throw std::runtime_error(path + ": keys do not have T rows");
-        p.keys = std::move(keys);
-      }
-      c.dw.dw = from_hex(jc.at("dw"), size(p.N, p.K), "dw");
-      if (jc.contains("db")) {
-        p.with_bias_grad = true;
-        c.dw.db = from_hex(jc.at("db"), size(p.N), "db");
-      }
-      c.weight = std::move(p);
-    } else {
-      throw std::runtime_error(path + ": unknown case kind " + kind);
-    }
-    f.cases.push_back(std::move(c));
-  }
+  f.variant = h.string("variant");
+  f.contract = h.string("contract");
+  f.gpu = h.string("gpu");
+  f.commit = h.string("commit");
+  const nlohmann::json& cases = h.array("cases");
+  h.no_unknown();
+  // A file without cases would replay as a pass while checking nothing.
+  if (cases.empty()) h.fail("cases", "must hold at least one case");
+  const FileContract contract = file_contract(f.contract);
+  for (std::size_t i = 0; i < cases.size(); ++i) f.cases.push_back(read_case(cases[i], Location{where, i}, contract));
   return f;
+}
+
+GoldenBackwardFile read_golden_backward_file(const std::string& path) {
+  return parse_golden_backward_text(read_corpus_file(path), path);
 }
 
 }  // namespace ordo::properties

@@ -1,32 +1,51 @@
 #include "properties/golden_corpus.h"
 
-#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "core/float_bits.h"
+#include "properties/strict_json.h"
 
 namespace ordo::properties {
+namespace {
+
+GoldenCase read_case(const nlohmann::json& jc, const Location& where) {
+  StrictObject c(jc, where);
+  GoldenCase gc;
+  gc.family = c.string("family");
+  ForwardProblem& p = gc.problem;
+  p.M = c.integer("M", 1, kMaxDimension);
+  p.N = c.integer("N", 1, kMaxDimension);
+  p.K = c.integer("K", 1, kMaxDimension);
+  p.x = c.hex_values("x", c.count("x", "M*K", p.M, p.K), "M*K");
+  p.w = c.hex_values("w", c.count("w", "N*K", p.N, p.K), "N*K");
+  if (c.has("bias")) p.bias = c.hex_values("bias", p.N, "N");
+  gc.y = c.hex_values("y", c.count("y", "M*N", p.M, p.N), "M*N");
+  if (c.has("y_dtype")) {
+    // A bf16 Y is stored as the float of equal value (bits << 16); the field says so.
+    const std::string y_dtype = c.string("y_dtype");
+    if (y_dtype != "f32" && y_dtype != "bf16") c.fail("y_dtype", "must be \"f32\" or \"bf16\", got " + in_quotes(y_dtype));
+    p.bf16_output = y_dtype == "bf16";
+  }
+  c.no_unknown();
+  // What the checks above promise; a failure here is a bug in this reader, reported as a located error.
+  if (!p.shapes_consistent()) c.fail("", "shapes inconsistent after reading (reader bug)");
+  return gc;
+}
+
+}  // namespace
+
 nlohmann::json to_hex(const std::vector<float>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (float f : v) a.push_back(hex_bits(f).substr(2));
   return a;
 }
 
-std::vector<float> from_hex(const nlohmann::json& a, std::size_t expected, const char* what) {
-  if (!a.is_array() || a.size() != expected)
-    throw std::runtime_error(std::string("golden file: ") + what + " has the wrong length");
-  std::vector<float> v;
-  v.reserve(expected);
-  for (const auto& s : a) v.push_back(float_of(static_cast<std::uint32_t>(std::stoul(s.get<std::string>(), nullptr, 16))));
-  return v;
-}
-
 void write_golden_file(const GoldenFile& f, const std::string& path) {
   nlohmann::json j;
-  j["schema"] = "ordo.golden/1";
+  j["schema"] = kGoldenSchema;
   j["variant"] = f.variant;
   j["contract"] = f.contract;
   j["gpu"] = f.gpu;
@@ -35,7 +54,6 @@ void write_golden_file(const GoldenFile& f, const std::string& path) {
     nlohmann::json jc = {{"family", c.family}, {"M", c.problem.M}, {"N", c.problem.N}, {"K", c.problem.K},
                          {"x", to_hex(c.problem.x)}, {"w", to_hex(c.problem.w)}, {"y", to_hex(c.y)}};
     if (c.problem.bias) jc["bias"] = to_hex(*c.problem.bias);
-    // A bf16 Y is stored as the float of equal value (bits << 16); the field says so.
     if (c.problem.bf16_output) jc["y_dtype"] = "bf16";
     j["cases"].push_back(jc);
   }
@@ -44,34 +62,23 @@ void write_golden_file(const GoldenFile& f, const std::string& path) {
   out << j.dump(1) << "\n";
 }
 
-GoldenFile read_golden_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  const nlohmann::json j = nlohmann::json::parse(in);
-  if (j.value("schema", "") != "ordo.golden/1") throw std::runtime_error(path + ": not an ordo.golden/1 file");
+GoldenFile parse_golden_text(std::string_view text, const std::string& where) {
+  const nlohmann::json j = parse_strict_json(text, where);
+  StrictObject h(j, Location{where, std::nullopt});
+  h.schema(kGoldenSchema);
   GoldenFile f;
-  f.variant = j.at("variant");
-  f.contract = j.at("contract");
-  f.gpu = j.at("gpu");
-  f.commit = j.at("commit");
-  for (const auto& jc : j.at("cases")) {
-    GoldenCase c;
-    c.family = jc.at("family");
-    c.problem.M = jc.at("M");
-    c.problem.N = jc.at("N");
-    c.problem.K = jc.at("K");
-    const auto M = static_cast<std::size_t>(c.problem.M), N = static_cast<std::size_t>(c.problem.N),
-               K = static_cast<std::size_t>(c.problem.K);
-    c.problem.x = from_hex(jc.at("x"), M * K, "x");
-    c.problem.w = from_hex(jc.at("w"), N * K, "w");
-    if (jc.contains("bias")) c.problem.bias = from_hex(jc.at("bias"), N, "bias");
-    c.y = from_hex(jc.at("y"), M * N, "y");
-    const std::string y_dtype = jc.value("y_dtype", "f32");
-    if (y_dtype != "f32" && y_dtype != "bf16") throw std::runtime_error(path + ": unknown y_dtype " + y_dtype);
-    c.problem.bf16_output = y_dtype == "bf16";
-    f.cases.push_back(std::move(c));
-  }
+  f.variant = h.string("variant");
+  f.contract = h.string("contract");
+  f.gpu = h.string("gpu");
+  f.commit = h.string("commit");
+  const nlohmann::json& cases = h.array("cases");
+  h.no_unknown();
+  // A file without cases would replay as a pass while checking nothing.
+  if (cases.empty()) h.fail("cases", "must hold at least one case");
+  for (std::size_t i = 0; i < cases.size(); ++i) f.cases.push_back(read_case(cases[i], Location{where, i}));
   return f;
 }
+
+GoldenFile read_golden_file(const std::string& path) { return parse_golden_text(read_corpus_file(path), path); }
 
 }  // namespace ordo::properties

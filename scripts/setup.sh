@@ -2,7 +2,10 @@
 # Installs the Debian packages ordo builds with. Idempotent: does nothing (quickly) when all are present.
 set -euo pipefail
 
-packages=(cmake g++ make git libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev)
+# clang and libclang-rt-dev: the libFuzzer targets of the parsers (fuzz/); libFuzzer's runtime is only a
+# Recommends of clang, and this installs without them.
+packages=(cmake g++ make git libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev
+          clang libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do

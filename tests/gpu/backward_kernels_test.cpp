@@ -357,6 +357,14 @@ TEST_P(BackwardKernels, ReviewersRepro) {
   EXPECT_EQ(bits_of(a.dw[0]), f.bf16 ? bits_of(std::ldexp(1.0f, -24)) : 0u) << describe_float(a.dw[0]);
   EXPECT_EQ(bits_of((*a.db)[0]), 0u) << describe_float((*a.db)[0]);
   EXPECT_EQ(first_difference(b, emulate_dw(f, reviewers_repro({0, 2, 1}, f.bf16))), "");
+  if (!f.bf16) return;
+  // Three tokens sum exactly in one tensor-core instruction whatever their order; 17 tokens in two
+  // 16-token groups do not (tests/host/backward_test_support.h): the kernel must follow the keys.
+  const BackwardWeightResult keyed = gpu_dw(f.dw, bf16_order_repro(false, true));
+  const BackwardWeightResult reversed = gpu_dw(f.dw, bf16_order_repro(true, true));
+  EXPECT_EQ(first_difference(keyed, reversed), "");
+  EXPECT_EQ(first_difference(keyed, emulate_dw(f, bf16_order_repro(false, true))), "");
+  EXPECT_NE(first_difference(keyed, emulate_dw(f, bf16_order_repro(true, false))), "") << "the data does not expose the order";
 }
 
 // ---- fail closed ----------------------------------------------------------------------------------

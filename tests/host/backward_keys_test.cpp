@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "backward_test_support.h"
+#include "core/float_bits.h"
 #include "core/logical_keys.h"
 
 namespace ordo::testing {
@@ -97,6 +98,41 @@ RC_GTEST_PROP(BackwardKeys, DwBf16Sm80InvariantUnderJointPermutation, ()) {
 }
 RC_GTEST_PROP(BackwardKeys, DwBf16Sm90InvariantUnderJointPermutation, ()) {
   check_joint_permutation_invariance(contract_bwd_dw_bf16_tc_fdpa_sm90());
+}
+
+// The invariance above can only fail if the data lets the order show: on a good share of the generated
+// cases, reducing the same rows in two call orders gives other bits. Required, not only counted.
+void require_call_order_to_show(const Contract& c) {
+  int differ = 0, total = 0;
+  rc::Random root(20261201);
+  const auto gen = gen_backward_case(c, dw_limits());
+  for (int i = 0; i < 200; ++i) {
+    const ForwardCase fc = gen(root.split(), rc::kNominalSize).value();
+    BackwardWeightProblem p = weight_problem(fc, 2);
+    Rng rng(fc.seed + 2);
+    const BackwardWeightProblem q = select_rows(p, random_permutation(p.T, rng));
+    ++total;
+    differ += !first_difference(emulate_ok(active_rows_in_call_order(p), c), emulate_ok(active_rows_in_call_order(q), c)).empty();
+  }
+  EXPECT_GE(differ * 5, total) << c.id << ": call order changed the bits in only " << differ << " of " << total
+                               << " cases: the permutation property could not catch a call-order reduction";
+}
+
+TEST(BackwardKeys, GeneratedCasesExposeCallOrderForEveryDwContract) {
+  require_call_order_to_show(contract_bwd_dw_f32_fma_chain());
+  require_call_order_to_show(contract_bwd_dw_bf16_tc_fdpa_sm80());
+  require_call_order_to_show(contract_bwd_dw_bf16_tc_fdpa_sm90());
+}
+
+TEST(BackwardKeys, Bf16GroupsFollowTheKeysNotTheCallOrder) {
+  for (const Contract* c : {&contract_bwd_dw_bf16_tc_fdpa_sm80(), &contract_bwd_dw_bf16_tc_fdpa_sm90()}) {
+    const BackwardWeightResult key_order = emulate_ok(bf16_order_repro(false, true), *c);
+    const BackwardWeightResult reversed = emulate_ok(bf16_order_repro(true, true), *c);
+    EXPECT_EQ(first_difference(key_order, reversed), "") << c->id;
+    EXPECT_EQ(key_order.dw[0], std::ldexp(c->plan.step.tc.L == 8 ? 9.0f : 1.0f, -30)) << c->id;
+    // The same rows in call order give other bits: the data exposes the order.
+    EXPECT_EQ(bits_of(emulate_ok(bf16_order_repro(true, false), *c).dw[0]), 0u) << c->id;
+  }
 }
 
 void check_padding_changes_nothing(const Contract& c) {

@@ -65,4 +65,26 @@ inline BackwardWeightResult emulate_ok(const BackwardWeightProblem& p, const Con
   return r.result;
 }
 
+// The reviewer's repro for BF16 needs more than three tokens: one instruction sums 1, 2^-24, -1 exactly in
+// any order. With 17 tokens the order decides the 16-token groups: in key order the first group
+// {1, -1, 14 x 2^-30} truncates the small terms (2^-30 < 2^-25 next to 1) and the last token gives 2^-30;
+// reversed, the first group {15 x 2^-30, -1} gives -1 and then 1 cancels it: 0. (sm_80 runs each group as
+// two steps of 8: in key order the second step keeps 8 x 2^-30, so its result is 9 x 2^-30.)
+inline BackwardWeightProblem bf16_order_repro(bool reversed, bool with_keys) {
+  BackwardWeightProblem p;
+  p.T = 17;
+  p.N = 3;
+  p.K = 2;
+  p.bf16_operands = true;
+  p.x.assign(static_cast<std::size_t>(p.T * p.K), 1.0f);
+  p.g.assign(static_cast<std::size_t>(p.T * p.N), 0.0f);
+  if (with_keys) p.keys = LogicalKeys{2, {}};
+  for (std::int64_t i = 0; i < p.T; ++i) {
+    const std::int64_t t = reversed ? p.T - 1 - i : i;  // the token's key
+    p.g[static_cast<std::size_t>(i * p.N)] = t == 0 ? 1.0f : t == 1 ? -1.0f : std::ldexp(1.0f, -30);
+    if (with_keys) p.keys->values.insert(p.keys->values.end(), {7, t});
+  }
+  return p;
+}
+
 }  // namespace ordo::testing
