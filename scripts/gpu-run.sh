@@ -2,7 +2,7 @@
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
-#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -93,6 +93,26 @@ if [[ $steps == *,cublas,* ]]; then
       grep -E "^  (PASS|FAIL)|MATCH|closest|no candidate|error" "$dir.log" | head -n 8
     done
   done
+fi
+if [[ $steps == *,sanitize,* ]]; then
+  # compute-sanitizer over the GPU tests of every production kernel: memcheck and racecheck on all of
+  # them, synccheck on the tests of the wgmma pipeline (barriers between its producer and consumers).
+  # Small budgets: the tools slow kernels down by one to two orders of magnitude.
+  san="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
+  if [ -z "$san" ]; then
+    echo "sanitize: not run: no compute-sanitizer on this machine"; status=1
+  else
+    for spec in "memcheck:*:${ORDO_SANITIZE_MEMCHECK_S:-200}" "racecheck:*:${ORDO_SANITIZE_RACECHECK_S:-200}" \
+                "synccheck:*wgmma*:${ORDO_SANITIZE_SYNCCHECK_S:-90}"; do
+      IFS=: read -r tool filter limit <<< "$spec"
+      echo "== compute-sanitizer --tool $tool (gtest filter $filter, at most ${limit} s)"
+      ORDO_GPU_TEST_CASES=2 RC_PARAMS="max_success=3 seed=20261130" timeout "$limit" "$san" --tool "$tool" \
+        --error-exitcode 99 --print-limit 50 "$here/ordo_gpu_tests" --gtest_filter="$filter" > "$out/sanitize-$tool.log" 2>&1
+      rc=$?
+      echo "exit $rc"; [ $rc = 0 ] || status=1
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -n 6
+    done
+  fi
 fi
 if [[ $steps == *,verify,* ]]; then
   echo "== ordo verify --level $level"
