@@ -185,6 +185,63 @@ PropertyRun not_run(const PropertySpec& spec, std::int64_t planned, const std::s
   return run;
 }
 
+PropertyRun start_run(const PropertySpec& spec) { return empty_run(spec); }
+
+rc::Random case_stream(const PropertySpec& spec, std::uint64_t seed) {
+  // Each (property, subject) pair draws its own cases; a stable hash keeps seeds portable across builds.
+  return rc::Random(seed ^ fnv1a(spec.name + "|" + spec.kernel));
+}
+
+CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::int64_t index, const rc::Random& random) {
+  CaseOutcome out;
+  out.index = index;
+  rc::Shrinkable<ForwardCase> shrinkable = spec.gen(random, kGenerationSize);
+  out.c = shrinkable.value();
+  out.r = spec.check(out.c);
+  if (out.r.tool_error) {
+    out.failure = FailureRecord{reproduce_command(spec, options, index), "tool error: " + out.r.detail, out.c.summary(), "", 0};
+    out.failure->case_index = index;
+  } else if (!out.r.passed) {
+    FailureRecord f;
+    f.reproduce = reproduce_command(spec, options, index);
+    f.original = out.c.summary();
+    f.case_index = index;
+    int budget = options.shrink_budget;
+    ForwardCase minimal = shrink_failure(spec, shrinkable, budget, f.shrink_steps);
+    minimal = shrink_dimensions(spec, minimal, budget, f.shrink_steps);
+    minimal = simplify_values(spec, minimal, budget, f.shrink_steps);
+    f.minimised = minimal.summary();
+    if (minimal.explicit_values) f.minimised += "\n" + dump_problem(*minimal.explicit_values);
+    f.detail = spec.check(minimal).detail;
+    out.minimal = minimal;
+    out.failure = std::move(f);
+  }
+  return out;
+}
+
+void record_case(PropertyRun& run, const CaseOutcome& o, std::size_t max_kept_failures) {
+  const ForwardCase& c = o.c;
+  const CheckResult& r = o.r;
+  ++run.cases;
+  ++run.families[std::string(family_name(c.family))];
+  for (const std::string& shape : classify_shape(c)) ++run.shape_classes[shape];
+  run.elements += r.elements;
+  run.overflowed += r.overflowed;
+  run.nonfinite_inputs += r.nonfinite_inputs;
+  run.max_error_over_bound = std::max(run.max_error_over_bound, r.max_error_over_bound);
+  // Finite only: a case whose exact result is all zeros has no relative error to speak of.
+  if (std::isfinite(r.max_relative_error)) run.max_relative_error = std::max(run.max_relative_error, r.max_relative_error);
+  if (std::isfinite(r.normwise_relative_error))
+    run.max_normwise_relative_error = std::max(run.max_normwise_relative_error, r.normwise_relative_error);
+  if (r.max_error_over_bound > 0) {
+    double& family_max = run.max_error_over_bound_by_family[std::string(family_name(c.family))];
+    family_max = std::max(family_max, r.max_error_over_bound);
+  }
+  if (r.tool_error) ++run.tool_errors;
+  else if (!r.passed) ++run.failed;
+  if (o.failure && run.failures.size() < max_kept_failures) run.failures.push_back(*o.failure);
+}
+
 PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
   if (spec.kind == PropertyKind::scenario) return run_scenarios(spec, options);
   PropertyRun run = empty_run(spec);
@@ -194,46 +251,10 @@ PropertyRun run_property(const PropertySpec& spec, const RunOptions& options) {
   const std::int64_t last = options.only_case >= 0 ? options.only_case + 1 : total;
   run.requested = last - first;
 
-  // Each (property, kernel) pair draws its own cases; a stable hash keeps seeds portable across builds.
-  rc::Random root(options.seed ^ fnv1a(spec.name + "|" + spec.kernel));
+  rc::Random root = case_stream(spec, options.seed);
   for (std::int64_t i = 0; i < first; ++i) root.split();  // case i always comes from the i-th split
   for (std::int64_t i = first; i < last; ++i) {
-    const rc::Random random = root.split();
-    rc::Shrinkable<ForwardCase> shrinkable = spec.gen(random, kGenerationSize);
-    const ForwardCase c = shrinkable.value();
-    const CheckResult r = spec.check(c);
-    ++run.cases;
-    ++run.families[std::string(family_name(c.family))];
-    for (const std::string& shape : classify_shape(c)) ++run.shape_classes[shape];
-    run.elements += r.elements;
-    run.overflowed += r.overflowed;
-    run.nonfinite_inputs += r.nonfinite_inputs;
-    run.max_error_over_bound = std::max(run.max_error_over_bound, r.max_error_over_bound);
-    // Finite only: a case whose exact result is all zeros has no relative error to speak of.
-    if (std::isfinite(r.max_relative_error)) run.max_relative_error = std::max(run.max_relative_error, r.max_relative_error);
-    if (std::isfinite(r.normwise_relative_error))
-      run.max_normwise_relative_error = std::max(run.max_normwise_relative_error, r.normwise_relative_error);
-    if (r.max_error_over_bound > 0) {
-      double& family_max = run.max_error_over_bound_by_family[std::string(family_name(c.family))];
-      family_max = std::max(family_max, r.max_error_over_bound);
-    }
-    if (r.tool_error) {
-      ++run.tool_errors;
-      run.failures.push_back({reproduce_command(spec, options, i), "tool error: " + r.detail, c.summary(), "", 0});
-    } else if (!r.passed) {
-      ++run.failed;
-      FailureRecord f;
-      f.reproduce = reproduce_command(spec, options, i);
-      f.original = c.summary();
-      int budget = options.shrink_budget;
-      ForwardCase minimal = shrink_failure(spec, shrinkable, budget, f.shrink_steps);
-      minimal = shrink_dimensions(spec, minimal, budget, f.shrink_steps);
-      minimal = simplify_values(spec, minimal, budget, f.shrink_steps);
-      f.minimised = minimal.summary();
-      if (minimal.explicit_values) f.minimised += "\n" + dump_problem(*minimal.explicit_values);
-      f.detail = spec.check(minimal).detail;
-      run.failures.push_back(std::move(f));
-    }
+    record_case(run, run_case(spec, options, i, root.split()), static_cast<std::size_t>(options.max_failures));
     if (options.progress) options.progress(spec.name, i - first + 1, last - first);
     if (run.failed + run.tool_errors >= options.max_failures) break;
     if (options.stop && options.stop->load()) {

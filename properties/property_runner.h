@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct FailureRecord {
   std::string original;   // the case as first found
   std::string minimised;  // the case after shrinking (and value simplification)
   int shrink_steps = 0;
+  std::int64_t case_index = -1;  // which case of the property's stream it was
 };
 
 struct PropertyRun {
@@ -85,6 +87,22 @@ struct RunOptions {
 std::vector<std::string> classify_shape(const ForwardCase& c);
 
 PropertyRun run_property(const PropertySpec& spec, const RunOptions& options);
+
+// The pieces run_property is made of, for campaigns that walk the case stream in their own order (shards,
+// workers, resumption): the stream of a property (case i is its i-th split), one case checked (and, if it
+// fails, minimised), and its outcome folded into a run. A run folded from any partition of the indices
+// has the same counts as one folded in order; failures keep their case index.
+struct CaseOutcome {
+  std::int64_t index = -1;
+  ForwardCase c;
+  CheckResult r;
+  std::optional<FailureRecord> failure;
+  std::optional<ForwardCase> minimal;  // the minimised case of a failure
+};
+PropertyRun start_run(const PropertySpec& spec);
+rc::Random case_stream(const PropertySpec& spec, std::uint64_t seed);
+CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::int64_t index, const rc::Random& random);
+void record_case(PropertyRun& run, const CaseOutcome& outcome, std::size_t max_kept_failures);
 
 // The row of a property that cannot run here: every planned case skipped, with the reason.
 PropertyRun not_run(const PropertySpec& spec, std::int64_t planned, const std::string& reason);

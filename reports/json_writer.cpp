@@ -1,13 +1,43 @@
-#include "core/build_info.h"
 #include "reports/report.h"
 
 namespace ordo::reports {
+
+std::string report_verdict(const Report& r) {
+  if (r.interrupted) return "interrupted";
+  if (!r.all_passed()) return "fail";
+  return r.any_inconclusive() ? "pass_with_inconclusive" : "pass";
+}
+
+std::string_view kind_name(properties::PropertyKind k) {
+  switch (k) {
+    case properties::PropertyKind::bitwise: return "bitwise";
+    case properties::PropertyKind::bound: return "bound";
+    case properties::PropertyKind::invariance: return "invariance";
+    case properties::PropertyKind::scenario: return "scenario";
+  }
+  return "bitwise";
+}
+
+bool parse_kind(std::string_view name, properties::PropertyKind* k) {
+  for (properties::PropertyKind c : {properties::PropertyKind::bitwise, properties::PropertyKind::bound,
+                                     properties::PropertyKind::invariance, properties::PropertyKind::scenario})
+    if (kind_name(c) == name) {
+      *k = c;
+      return true;
+    }
+  return false;
+}
 
 nlohmann::json to_json(const Report& r) {
   using nlohmann::json;
   json j;
   j["schema"] = "ordo.report/1";
-  j["tool"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"git_dirty", build_git_dirty()}};
+  // The build that produced the rows (Report::tool), so that a report rendered later by another build
+  // still names the one that ran.
+  const ToolInfo& t = r.tool;
+  j["tool"] = {{"version", t.version},       {"git_commit", t.git_commit}, {"git_dirty", t.git_dirty},
+               {"build_type", t.build_type}, {"compiler", t.compiler},     {"cuda", t.cuda},
+               {"flags", t.flags},           {"cuda_flags", t.cuda_flags}};
   json env = {{"host", r.environment.host}, {"cpu", r.environment.cpu}, {"cpu_threads", r.environment.cpu_threads}};
   if (r.environment.gpu) {
     const GpuInfo& g = *r.environment.gpu;
@@ -23,7 +53,7 @@ nlohmann::json to_json(const Report& r) {
   j["level"] = r.level;
   j["started_at"] = r.started_at;
   j["seconds"] = r.seconds;
-  j["verdict"] = r.interrupted ? "interrupted" : r.all_passed() ? (r.any_inconclusive() ? "pass_with_inconclusive" : "pass") : "fail";
+  j["verdict"] = report_verdict(r);
   j["interrupted"] = r.interrupted;
 
   json results = json::array();
@@ -45,6 +75,9 @@ nlohmann::json to_json(const Report& r) {
                      {"contract", run.contract},
                      {"backend", run.backend},
                      {"verdict", row.verdict()},
+                     // The kind decides which failing verdict a failed case gives (properties/verdict.h); the
+                     // report reader recomputes every verdict from these fields.
+                     {"kind", std::string(kind_name(run.kind))},
                      {"expect_failure", run.expect_failure},
                      {"cases", run.cases},
                      {"failed", run.failed},
@@ -67,6 +100,12 @@ nlohmann::json to_json(const Report& r) {
   }
   j["results"] = results;
   j["bench"] = r.bench;
+  if (!r.timeline.empty()) {
+    json timeline = json::array();
+    for (const TimelinePoint& p : r.timeline)
+      timeline.push_back({{"seconds", p.seconds}, {"cases", p.cases}, {"failures", p.failures}});
+    j["timeline"] = timeline;
+  }
   return j;
 }
 

@@ -1,96 +1,263 @@
+// The Markdown report, for a pull request: the verdict first, in one bold line; what was checked; the
+// tables; the failures with the commands that reproduce them; provenance last. Also the summary and the
+// provenance lines that html_writer.cpp shows the same way.
+#include <algorithm>
+#include <cinttypes>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
-#include "core/build_info.h"
 #include "reports/report.h"
+#include "reports/svg_charts.h"
 
 namespace ordo::reports {
 namespace {
 
-std::string fmt_double(double v, const char* f = "%.3g") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+// 36663 -> "36,663", for prose; tables keep the plain number, as the JSON has it.
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+void add_distinct(std::vector<std::string>& list, const std::string& v) {
+  if (!v.empty() && std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+}
+
+// The value of "--seed N" in a command line, if any.
+bool seed_in(const std::string& command, std::uint64_t* seed) {
+  const auto p = command.find("--seed ");
+  if (p == std::string::npos) return false;
+  return std::sscanf(command.c_str() + p + 7, "%" SCNu64, seed) == 1;
+}
+
+std::string headline(const Report& r, const ReportSummary& s) {
+  std::ostringstream h;
+  const std::string cases = grouped(s.cases) + (s.cases == 1 ? " case" : " cases");
+  if (s.rows == 0) return "FAIL: the report holds no checks";
+  if (r.interrupted) {
+    h << "INTERRUPTED: stopped after " << s.rows << (s.rows == 1 ? " check" : " checks") << " and " << cases
+      << "; an interrupted run is never a pass";
+  } else if (s.verdict == "fail") {
+    h << "FAIL: " << s.failing_rows << " of " << s.rows << " checks failed (";
+    const char* sep = "";
+    for (const auto& [verdict, n] : s.failing_verdicts) {
+      h << sep << verdict << " " << n;
+      sep = ", ";
+    }
+    h << "); " << s.passed_rows << " passed, " << s.not_run_rows << " did not run; " << cases;
+  } else if (s.not_run_rows > 0) {
+    h << "PASS: " << s.passed_rows << " of " << s.rows << " checks passed, " << s.not_run_rows
+      << " did not run (each with its reason), none failed; " << cases;
+  } else {
+    h << "PASS: all " << s.rows << " checks passed; " << cases;
+  }
+  return h.str();
+}
+
+// A table cell: '|' would end the cell, a newline the row.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+std::string code_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "`" : ", `") + i + "`";
+  return out;
+}
+
+std::string not_recorded(const std::string& v) {
+  return v.empty() ? "not recorded by the build that wrote this report" : v;
 }
 
 }  // namespace
 
-std::string to_markdown(const Report& r) {
-  std::ostringstream md;
-  md << "# ordo report\n\n";
-  md << "- verdict: **"
-     << (r.interrupted ? "INTERRUPTED (the rows below ran before the stop)"
-         : r.all_passed() ? (r.any_inconclusive() ? "pass (some checks did not run)" : "pass")
-                          : "FAIL")
-     << "**\n";
-  md << "- command: `" << r.command << "`\n";
-  md << "- seed: " << r.seed << ", level: " << r.level << ", started " << r.started_at << ", "
-     << fmt_double(r.seconds, "%.1f") << " s\n";
-  md << "- ordo " << build_version() << " at " << build_git_commit() << (build_git_dirty() ? " (dirty tree)" : "")
-     << "\n";
-  md << "- host: " << r.environment.cpu << ", " << r.environment.cpu_threads << " threads\n";
+std::string failed_cases_text(const ReportSummary& s) {
+  std::string t = grouped(s.failed_cases) + " failed";
+  if (s.self_test_failed_cases > 0)
+    t += " (" + (s.self_test_failed_cases == s.failed_cases ? std::string("all") : grouped(s.self_test_failed_cases)) +
+         " in self-tests, whose broken subjects must fail)";
+  return t;
+}
+
+ReportSummary summarize(const Report& r) {
+  ReportSummary s;
+  s.verdict = report_verdict(r);
+  std::set<std::uint64_t> seen_seeds{r.seed};
+  s.seeds.push_back(r.seed);
+  add_distinct(s.commands, r.command);
+  for (const ResultRow& row : r.results) {
+    const properties::PropertyRun& run = row.run;
+    const properties::Verdict v = run.verdict();
+    ++s.rows;
+    if (v == properties::Verdict::pass)
+      ++s.passed_rows;
+    else if (properties::row_lets_run_pass(v, run.skip_reason))
+      ++s.not_run_rows;
+    else {
+      ++s.failing_rows;
+      ++s.failing_verdicts[std::string(properties::verdict_name(v))];
+    }
+    s.cases += run.cases;
+    s.requested += run.requested;
+    s.skipped += run.skipped;
+    s.failed_cases += run.failed;
+    if (run.expect_failure) s.self_test_failed_cases += run.failed;
+    s.elements += run.elements;
+    add_distinct(s.properties, run.name);
+    add_distinct(s.subjects, run.kernel);
+    add_distinct(s.contracts, run.contract);
+    for (const auto& [name, n] : run.families) s.family_cases[name] += n;
+    for (const auto& [name, n] : run.shape_classes) s.shape_cases[name] += n;
+    for (const auto& [family, ratio] : run.max_error_over_bound_by_family) {
+      auto [it, fresh] = s.tightness[run.contract].emplace(family, ratio);
+      if (!fresh && !(it->second >= ratio)) it->second = ratio;  // NaN wins: it must be seen
+    }
+    for (const properties::FailureRecord& f : run.failures) {
+      add_distinct(s.commands, f.reproduce);
+      std::uint64_t seed = 0;
+      if (seed_in(f.reproduce, &seed) && seen_seeds.insert(seed).second) s.seeds.push_back(seed);
+    }
+  }
+  s.headline = headline(r, s);
+  return s;
+}
+
+std::vector<ProvenanceItem> provenance(const Report& r, const ReportSummary& s) {
+  const ToolInfo& t = r.tool;
+  std::vector<ProvenanceItem> p;
+  p.push_back({"ordo", t.version, "tool.version"});
+  p.push_back({"git commit", t.git_commit + (t.git_dirty ? " (dirty tree: uncommitted changes)" : " (clean tree)"),
+               "tool.git_commit"});
+  p.push_back({"build type", not_recorded(t.build_type), "tool.build_type"});
+  p.push_back({"compiler", not_recorded(t.compiler), "tool.compiler"});
+  p.push_back({"CUDA compiler (nvcc)", not_recorded(t.cuda), "tool.cuda"});
+  p.push_back({"host flags", not_recorded(t.flags), "tool.flags"});
+  p.push_back({"device flags", not_recorded(t.cuda_flags), "tool.cuda_flags"});
+  p.push_back(
+      {"host",
+       r.environment.host + ", " + r.environment.cpu + ", " + std::to_string(r.environment.cpu_threads) + " threads",
+       "environment"});
   if (r.environment.gpu) {
     const GpuInfo& g = *r.environment.gpu;
-    md << "- GPU: " << g.name << ", sm_" << g.sm << ", " << g.sm_count << " SMs, driver " << g.driver
-       << ", CUDA runtime " << g.cuda_runtime << "\n";
+    p.push_back({"GPU", g.name + ", sm_" + std::to_string(g.sm) + ", " + std::to_string(g.sm_count) + " SMs",
+                 "environment.gpu"});
+    p.push_back({"driver / CUDA runtime", g.driver + " / " + g.cuda_runtime, "environment.gpu.driver"});
   } else {
-    md << "- GPU: none (" << r.environment.gpu_absent_reason << ")\n";
+    p.push_back({"GPU", "none (" + r.environment.gpu_absent_reason + ")", "environment.gpu_absent_reason"});
   }
-  md << "\n| property | kernel | backend | verdict | cases | failed | skipped | elements | max error/bound |\n";
-  md << "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  std::string seeds;
+  for (std::uint64_t seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
+  p.push_back({s.seeds.size() == 1 ? "seed" : "seeds", seeds, "seed"});
+  p.push_back({"level", std::to_string(r.level), "level"});
+  p.push_back({"started", r.started_at + " (UTC), " + svg::format_value(r.seconds) + " s", "started_at"});
+  p.push_back({"cases",
+               std::to_string(s.cases) + " run of " + std::to_string(s.requested) + " planned, " +
+                   std::to_string(s.skipped) + " skipped, " + failed_cases_text(s) + "; " + std::to_string(s.elements) +
+                   " output elements judged",
+               "results[].cases"});
+  return p;
+}
+
+std::string to_markdown(const Report& r) {
+  const ReportSummary s = summarize(r);
+  std::ostringstream md;
+  md << "**" << s.headline << "**\n\n";
+  md << "`" << r.command << "` (ordo " << r.tool.version << " at " << r.tool.git_commit.substr(0, 12)
+     << (r.tool.git_dirty ? ", dirty tree" : "") << "; "
+     << (r.environment.gpu ? r.environment.gpu->name + ", sm_" + std::to_string(r.environment.gpu->sm)
+                           : std::string("no GPU"))
+     << "; seed " << r.seed << ")\n";
+
+  md << "\n### What was checked\n\n";
+  md << "- " << s.properties.size() << " properties: " << code_list(s.properties) << "\n";
+  md << "- " << s.subjects.size() << " subjects: " << code_list(s.subjects) << "\n";
+  md << "- " << s.contracts.size() << " contracts: " << code_list(s.contracts) << "\n";
+  md << "- " << grouped(s.cases) << " cases run of " << grouped(s.requested) << " planned (" << grouped(s.skipped)
+     << " skipped), " << failed_cases_text(s) << ", " << grouped(s.elements) << " output elements judged\n";
+  if (!s.family_cases.empty() || !s.shape_cases.empty()) {
+    md << "\n| cases per value family | cases |\n| --- | ---: |\n";
+    for (const auto& [name, n] : s.family_cases) md << "| " << cell(name) << " | " << n << " |\n";
+    md << "\n| cases per shape class | cases |\n| --- | ---: |\n";
+    for (const auto& [name, n] : s.shape_cases) md << "| " << cell(name) << " | " << n << " |\n";
+  }
+
+  md << "\n### Results\n\n| property | subject | contract | backend | verdict | cases | failed | skipped | elements | "
+        "max error/bound |\n";
+  md << "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const ResultRow& row : r.results) {
     const auto& run = row.run;
-    md << "| " << run.name << " | `" << run.kernel << "` | " << run.backend << " | " << row.verdict() << " | "
-       << run.cases << " | " << run.failed << " | " << run.skipped << " | " << run.elements << " | "
-       << (run.max_error_over_bound > 0 ? fmt_double(run.max_error_over_bound) : "-") << " |\n";
+    md << "| " << cell(run.name) << " | `" << cell(run.kernel) << "` | " << cell(run.contract) << " | "
+       << cell(run.backend) << " | " << row.verdict() << " | " << run.cases << " | " << run.failed << " | "
+       << run.skipped << " | " << run.elements << " | "
+       << (run.max_error_over_bound != 0 ? svg::format_value(run.max_error_over_bound, 6) : "-") << " |\n";
   }
   bool any_skip = false;
   for (const ResultRow& row : r.results)
     if (!row.run.skip_reason.empty()) {
-      if (!any_skip) md << "\n## Not run\n\n";
+      if (!any_skip) md << "\nNot run, or not all run:\n\n";
       any_skip = true;
       md << "- " << row.run.name << " (`" << row.run.kernel << "`): " << row.run.skip_reason << "\n";
     }
-  md << "\n## Value families and shape classes per property\n\n";
-  for (const ResultRow& row : r.results) {
-    if (row.run.families.empty()) continue;
-    md << "- " << row.run.name << " (`" << row.run.kernel << "`):";
-    for (const auto& [name, count] : row.run.families) md << " " << name << " " << count << ";";
-    if (!row.run.shape_classes.empty()) {
-      md << " shapes:";
-      for (const auto& [name, count] : row.run.shape_classes) md << " " << name << " " << count << ";";
-    }
+  if (!s.tightness.empty()) {
+    // Rows are value families, columns contracts: few contracts have a bound, many families do.
+    std::set<std::string> families;
+    for (const auto& [contract, by_family] : s.tightness)
+      for (const auto& [family, ratio] : by_family) families.insert(family);
+    md << "\n### Tightness of the error bound (max error / bound; at most 1 is within the bound)\n\n| value family |";
+    for (const auto& [contract, by_family] : s.tightness) md << " " << cell(contract) << " |";
+    md << "\n| --- |";
+    for (std::size_t i = 0; i < s.tightness.size(); ++i) md << " ---: |";
     md << "\n";
-  }
-  bool any_tightness = false;
-  for (const ResultRow& row : r.results) {
-    if (row.run.max_error_over_bound_by_family.empty()) continue;
-    if (!any_tightness) md << "\n## Tightness of the error bound (max error / bound) per value family\n\n";
-    any_tightness = true;
-    md << "- " << row.run.name << " (`" << row.run.kernel << "`, " << row.run.contract << "):";
-    for (const auto& [name, ratio] : row.run.max_error_over_bound_by_family) md << " " << name << " " << fmt_double(ratio) << ";";
-    if (row.run.max_relative_error > 0)
-      md << " max relative error against the exact result " << fmt_double(row.run.max_relative_error)
-         << ", max normwise " << fmt_double(row.run.max_normwise_relative_error) << ";";
-    md << "\n";
-  }
-  bool any_failure = false;
-  for (const ResultRow& row : r.results) {
-    for (const auto& f : row.run.failures) {
-      if (!any_failure) md << "\n## Failures" << " (self-test rows expect one)\n";
-      any_failure = true;
-      md << "\n### " << row.run.name << " on `" << row.run.kernel << "`\n\n";
-      md << "- reproduce: `" << f.reproduce << "`\n- found: " << f.original << "\n- detail: " << f.detail << "\n";
-      if (!f.minimised.empty()) md << "- minimised (" << f.shrink_steps << " steps):\n\n```\n" << f.minimised << "\n```\n";
+    for (const std::string& family : families) {
+      md << "| " << cell(family) << " |";
+      for (const auto& [contract, by_family] : s.tightness) {
+        const auto it = by_family.find(family);
+        md << " " << (it == by_family.end() ? "-" : svg::format_value(it->second, 6)) << " |";
+      }
+      md << "\n";
     }
   }
   if (!r.bench.empty()) {
-    md << "\n## Bench\n\n| kernel | M | N | K | ms | cuBLAS ms | ratio |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    md << "\n### Bench (time ratio = kernel time / cuBLAS time, lower is faster)\n\n";
+    md << "| kernel | M | N | K | ms | cuBLAS ms | time ratio |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (const auto& b : r.bench)
-      md << "| `" << b.value("kernel", "") << "` | " << b.value("M", 0) << " | " << b.value("N", 0) << " | "
-         << b.value("K", 0) << " | " << fmt_double(b.value("ms", 0.0), "%.4f") << " | "
-         << fmt_double(b.value("cublas_ms", 0.0), "%.4f") << " | " << fmt_double(b.value("ratio", 0.0), "%.2f") << " |\n";
+      md << "| `" << cell(b.value("kernel", "")) << "` | " << b.value("M", 0) << " | " << b.value("N", 0) << " | "
+         << b.value("K", 0) << " | " << svg::format_value(b.value("ms", 0.0)) << " | "
+         << svg::format_value(b.value("cublas_ms", 0.0)) << " | "
+         << (b.contains("error") ? "error: " + cell(b.value("error", "")) : svg::format_value(b.value("ratio", 0.0)))
+         << " |\n";
   }
+  if (!r.timeline.empty()) {
+    md << "\n### Campaign timeline\n\n| seconds | cases | failures |\n| ---: | ---: | ---: |\n";
+    for (const TimelinePoint& p : r.timeline)
+      md << "| " << svg::format_value(p.seconds) << " | " << p.cases << " | " << p.failures << " |\n";
+  }
+
+  bool any_failure = false;
+  for (const ResultRow& row : r.results)
+    for (const auto& f : row.run.failures) {
+      if (!any_failure) md << "\n### Failures\n";
+      any_failure = true;
+      md << "\n#### " << row.run.name << " on `" << row.run.kernel << "`: "
+         << (row.run.expect_failure && row.run.passed() ? "expected (a self-test: the broken subject was caught)"
+                                                        : "FAILED (" + row.verdict() + ")")
+         << "\n\n```\n"
+         << f.reproduce << "\n```\n\n- found: " << f.original << "\n- detail: " << f.detail << "\n";
+      if (!f.minimised.empty())
+        md << "- minimised (" << f.shrink_steps << " steps):\n\n```\n" << f.minimised << "\n```\n";
+    }
+
+  md << "\n### Provenance\n\n";
+  for (const ProvenanceItem& item : provenance(r, s)) md << "- " << item.label << ": " << item.value << "\n";
+  md << "\nReproduce (the run, then each failure):\n\n```\n";
+  for (const std::string& c : s.commands) md << c << "\n";
+  md << "```\n";
   return md.str();
 }
 

@@ -2,10 +2,11 @@
 # Installs the Debian packages ordo builds with. Idempotent: does nothing (quickly) when all are present.
 set -euo pipefail
 
+# libopenmpi-dev, openmpi-bin: `mpirun -np N ordo fuzz` (optional at build time, tested in CI).
 # clang and libclang-rt-dev: the libFuzzer targets of the parsers (fuzz/); libFuzzer's runtime is only a
 # Recommends of clang, and this installs without them.
 packages=(cmake g++ make git libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev
-          clang libclang-rt-dev)
+          clang libclang-rt-dev libopenmpi-dev openmpi-bin chromium fonts-dejavu-core)
 
 missing=()
 for p in "${packages[@]}"; do

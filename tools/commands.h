@@ -12,5 +12,8 @@ void register_list(CLI::App& app, int& exit_code);
 void register_record(CLI::App& app, int& exit_code);
 void register_probe(CLI::App& app, int& exit_code, const std::string& command_line);
 void register_file_commands(CLI::App& app, int& exit_code, const std::string& command_line);
+void register_report(CLI::App& app, int& exit_code);
+void register_replay(CLI::App& app, int& exit_code, const std::string& command_line);
+void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_line);
 
 }  // namespace ordo::tools

@@ -4,12 +4,12 @@
 #include "subjects/forward_subject.h"
 #include "subjects/backward_subject.h"
 #include "core/build_info.h"
+#include "core/contract_file.h"
 #include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
 #include "properties/backward_case.h"
+#include "properties/corpus_entry.h"
 #include "properties/forward_case.h"
-#include "properties/golden_backward.h"
-#include "properties/golden_corpus.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
 
@@ -22,8 +22,24 @@ struct RecordOptions {
   std::string out_dir = "corpus/golden";
 };
 
+std::string gpu_text(const kernels::DeviceInfo& gpu) {
+  return gpu.name + ", sm_" + std::to_string(gpu.sm) + ", CUDA driver API " + std::to_string(gpu.driver_version);
+}
+
+// One golden entry (ordo.corpus/1, corpus/README.md) of a variant, cases to follow.
+properties::CorpusEntry golden_entry(const KernelVariant& v, const kernels::DeviceInfo& gpu) {
+  properties::CorpusEntry e;
+  e.kind = properties::EntryKind::golden;
+  e.why = properties::golden_why(v.id, v.contract_id);
+  e.contract = resolve_contract(v.contract_id);
+  e.subject = v.id;
+  e.gpu = gpu_text(gpu);
+  e.commit = build_git_commit();
+  return e;
+}
+
 // Backward variants: dX cases for dX variants, dW/db cases (keys of width 0, 2 or 3, padding rows) for
-// dW variants, one ordo.golden-backward/1 file each. Returns the number of files written.
+// dW variants, one entry each, beside the forward ones. Returns the number of files written.
 int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
   const properties::ShapeLimits limits{.max_m = 24, .max_n = 24, .max_k = 70, .max_volume = 1 << 12};
   int written = 0;
@@ -32,23 +48,19 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
       if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
       const bool is_data = list == &kernels::backward_data_variants();
       auto kernel = make_backward_cuda_subject(v.id);
-      properties::GoldenBackwardFile f;
-      f.variant = v.id;
-      f.contract = v.contract_id;
-      f.gpu = gpu.name + ", sm_" + std::to_string(gpu.sm) + ", CUDA driver API " + std::to_string(gpu.driver_version);
-      f.commit = build_git_commit();
+      properties::CorpusEntry f = golden_entry(v, gpu);
       const auto gen = properties::gen_forward_case(limits, properties::all_families(), v.operand_dtype == DType::bf16);
       rc::Random root(o.seed);
       for (int i = 0; i < o.cases; ++i) {
         const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();
-        properties::GoldenBackwardCase g;
-        g.family = std::string(properties::family_name(c.family));
+        properties::CorpusCase g;
+        g.label = std::string(properties::family_name(c.family));
         Status status;
         if (is_data) {
           g.data = properties::data_problem(c);
           BackendResult r = kernel->data(*g.data);
           status = r.status;
-          g.dx = std::move(r.y);
+          g.expected = std::move(r.y);
         } else {
           const std::int64_t width = c.seed % 3 == 0 ? 0 : 2 + static_cast<std::int64_t>(c.seed % 2);
           BackwardWeightProblem p = properties::weight_problem(c, width);
@@ -56,7 +68,8 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
           g.weight = p;
           BackwardWeightRun r = kernel->weight({p});
           status = r.status;
-          g.dw = std::move(r.result);
+          g.expected = std::move(r.result.dw);
+          g.expected_db = std::move(r.result.db);
         }
         if (!status.ok()) {
           std::printf("ordo record-golden: %s refused a case: %s\n", v.id.c_str(), status.to_string().c_str());
@@ -64,9 +77,8 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
         }
         f.cases.push_back(std::move(g));
       }
-      std::filesystem::create_directories(o.out_dir + "-backward");
-      const std::string path = o.out_dir + "-backward/" + v.id + ".json";
-      properties::write_golden_backward_file(f, path);
+      const std::string path = o.out_dir + "/" + v.id + ".json";
+      properties::write_corpus_entry(path, f);
       std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
       ++written;
     }
@@ -87,11 +99,7 @@ int run_record(const RecordOptions& o) {
   for (const KernelVariant& v : kernels::forward_variants()) {
     if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
     auto kernel = make_cuda_forward_subject(v.id);
-    properties::GoldenFile f;
-    f.variant = v.id;
-    f.contract = v.contract_id;
-    f.gpu = gpu.name + ", sm_" + std::to_string(gpu.sm) + ", CUDA driver API " + std::to_string(gpu.driver_version);
-    f.commit = build_git_commit();
+    properties::CorpusEntry f = golden_entry(v, gpu);
     const auto gen = properties::gen_forward_case(
         limits, properties::all_families(),
         {.bf16_operands = v.operand_dtype == DType::bf16, .k_multiple = v.k_multiple, .bf16_output_sometimes = v.bf16_output});
@@ -104,10 +112,10 @@ int run_record(const RecordOptions& o) {
         std::printf("ordo record-golden: %s refused a case: %s\n", v.id.c_str(), r.status.to_string().c_str());
         return 1;
       }
-      f.cases.push_back({std::string(properties::family_name(c.family)), p, std::move(r.y)});
+      f.cases.push_back({std::string(properties::family_name(c.family)), p, {}, {}, std::move(r.y), {}, ""});
     }
     const std::string path = o.out_dir + "/" + v.id + ".json";
-    properties::write_golden_file(f, path);
+    properties::write_corpus_entry(path, f);
     std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
     ++written;
   }
@@ -121,12 +129,12 @@ void register_record(CLI::App& app, int& exit_code) {
   static RecordOptions o;
   CLI::App* cmd = app.add_subcommand(
       "record-golden",
-      "Record golden vectors: small problems and the output bits of every production variant this GPU runs, one JSON "
-      "file per variant (corpus/README.md): forward variants into --out, backward variants into --out with "
-      "\"-backward\" appended. CI replays them through the host emulator. Exit 3 without a GPU.");
+      "Record golden vectors: small problems and the output bits of every production variant this GPU runs, one "
+      "ordo.corpus/1 entry per variant (corpus/README.md), forward and backward variants alike, into --out. CI replays "
+      "them through the host emulator (ordo replay). Exit 3 without a GPU.");
   cmd->add_option("--cases", o.cases, "cases per variant")->capture_default_str()->check(CLI::Range(1, 10000));
   cmd->add_option("--seed", o.seed, "seed of the generated cases")->capture_default_str()->check(seed_value());
-  cmd->add_option("--out", o.out_dir, "folder for the golden files")->capture_default_str();
+  cmd->add_option("--out", o.out_dir, "folder for the golden entries")->capture_default_str();
   cmd->callback([&exit_code] { exit_code = run_record(o); });
 }
 

@@ -24,7 +24,8 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using Edit = std::function<void(ojson&)>;
 
-const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "corpus";
+// The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (properties/corpus_legacy.h).
+const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::path(::testing::TempDir()) / ("corpus_parser_" + name)).string();

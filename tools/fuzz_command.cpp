@@ -1,0 +1,318 @@
+// `ordo fuzz`: a campaign on one subject (an ordo variant or a plugin's operations): every property that
+// applies to it, under a case or time budget, on one worker per GPU, resumable, on MPI ranks.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/contract_file.h"
+#include "oracle/fpu_environment.h"
+#include "properties/campaign.h"
+#include "properties/corpus_entry.h"
+#include "properties/suite.h"
+#include "reports/report.h"
+#include "subjects/device_select.h"
+#include "subjects/environment_probe.h"
+#include "subjects/plugin_subject.h"
+#include "subjects/registered_subjects.h"
+#include "tools/cli_values.h"
+#include "tools/commands.h"
+#include "tools/mpi_world.h"
+#include "tools/result_printing.h"
+
+namespace ordo::tools {
+namespace {
+
+struct FuzzOptions {
+  std::vector<std::string> kernels, plugins;
+  std::string cases_text, time_text, seed_text = "1", devices, shard, corpus, out = "ordo-fuzz";
+  int level = 1;
+  bool quiet = false;
+  std::string command_line;
+};
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_fuzz_sigint(int) { g_stop.store(true); }
+
+// "90", "90s", "10m", "1h", "1h30m": seconds, exactly; anything else is a usage error.
+double parse_duration(const std::string& text) {
+  static const std::regex re("^(?:([0-9]{1,6})h)?(?:([0-9]{1,6})m)?(?:([0-9]{1,9})s?)?$");
+  std::smatch m;
+  if (text.empty() || !std::regex_match(text, m, re) || (m[1].length() + m[2].length() + m[3].length()) == 0)
+    throw CLI::ValidationError("--time", "expected a duration like 90s, 10m, 1h30m; got \"" + text + "\"");
+  const double s = (m[1].length() ? std::stod(m[1]) * 3600 : 0) + (m[2].length() ? std::stod(m[2]) * 60 : 0) +
+                   (m[3].length() ? std::stod(m[3]) : 0);
+  if (s < 1) throw CLI::ValidationError("--time", "at least one second");
+  return s;
+}
+
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  if (text.empty()) return out;
+  std::stringstream ss(text);
+  std::string item;
+  std::set<int> seen;
+  while (std::getline(ss, item, ',')) {
+    const int d = static_cast<int>(parse_integer(item, "--devices", 0, 1023));
+    if (!seen.insert(d).second) throw CLI::ValidationError("--devices", "device " + item + " listed twice");
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  static const std::regex re("^([0-9]{1,6})/([0-9]{1,6})$");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) throw CLI::ValidationError("--shard", "expected i/n, e.g. 0/4; got \"" + text + "\"");
+  const int i = std::stoi(m[1]), n = std::stoi(m[2]);
+  if (n < 1 || i >= n) throw CLI::ValidationError("--shard", "need 0 <= i < n, got " + text);
+  return {i, n};
+}
+
+std::string format_progress(const properties::CampaignProgress& p) {
+  char buf[256];
+  const double rate = p.seconds > 0 ? static_cast<double>(p.cases_done) / p.seconds : 0;
+  std::string left = p.cases_total >= 0 ? std::to_string(std::max<std::int64_t>(0, p.cases_total - p.cases_done)) + " left" : "";
+  std::string time_left = p.seconds_left >= 0 ? ", " + std::to_string(static_cast<long long>(p.seconds_left)) + " s left" : "";
+  std::snprintf(buf, sizeof buf, "fuzz: %lld cases%s%s, %.1f cases/s, %lld failures, %.0f s elapsed%s",
+                static_cast<long long>(p.cases_done), left.empty() ? "" : ", ", left.c_str(), rate,
+                static_cast<long long>(p.failures), p.seconds, time_left.c_str());
+  return buf;
+}
+
+int run_fuzz(FuzzOptions o) {
+  if (o.kernels.empty() == o.plugins.empty()) throw CLI::ValidationError("fuzz", "give --kernel ID or --plugin LIB (one kind)");
+  if (o.cases_text.empty() == o.time_text.empty()) throw CLI::ValidationError("fuzz", "give a budget: --cases N or --time DURATION");
+  if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
+    std::fprintf(stderr, "ordo fuzz: the host floating-point environment is not IEEE default: %s\n", problem.c_str());
+    return 2;
+  }
+  properties::CampaignOptions co;
+  co.seed = parse_seed(o.seed_text, "--seed");
+  if (!o.cases_text.empty()) co.cases = parse_integer(o.cases_text, "--cases", 1, kMaxCases * 10);
+  if (!o.time_text.empty()) co.seconds = parse_duration(o.time_text);
+  std::vector<int> devices = parse_devices(o.devices);
+
+  MpiWorld world(nullptr, nullptr);
+  if (world.active() && !o.shard.empty()) throw CLI::ValidationError("--shard", "under mpirun the ranks are the shards");
+  if (!o.shard.empty()) std::tie(co.shard, co.shards) = parse_shard(o.shard);
+  if (world.active()) {
+    co.shard = world.rank();
+    co.shards = world.size();
+  }
+  const std::string rank_suffix = world.active() ? "-rank" + std::to_string(world.rank()) : "";
+  try {
+    require_writable_folder(o.out);
+    if (!o.corpus.empty()) require_writable_folder(o.corpus + "/failures");
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo fuzz: %s\n", e.what());
+    return 4;
+  }
+
+  // The subjects and their properties (the host contracts' own properties are `ordo verify`'s job).
+  const Environment env = probe_environment(true);
+  properties::SuiteOptions so;
+  so.level = o.level;
+  so.gpu_present = env.gpu.has_value();
+  so.device_sm = env.gpu ? env.gpu->sm : 0;
+  so.gpu_absent_reason = env.gpu_absent_reason;
+  properties::Suite suite;
+  std::vector<PluginSubjects> plugins;
+  for (const std::string& path : o.plugins) {
+    PluginSubjects loaded = load_plugin_subjects(path);
+    for (auto& f : loaded.forward) properties::add_forward_subject(suite, std::move(f), so);
+    for (auto& b : loaded.backward) properties::add_backward_subject(suite, std::move(b), so);
+  }
+  if (!o.kernels.empty()) {
+    std::set<std::string> wanted(o.kernels.begin(), o.kernels.end()), found;
+    std::vector<std::string> known;
+    for (auto& f : registered_forward_subjects()) {
+      known.push_back(f->kernel_id());
+      if (wanted.count(f->kernel_id()) && found.insert(f->kernel_id()).second) properties::add_forward_subject(suite, std::move(f), so);
+    }
+    for (auto& b : registered_backward_subjects()) {
+      known.push_back(b->kernel_id());
+      if (wanted.count(b->kernel_id()) && found.insert(b->kernel_id()).second) properties::add_backward_subject(suite, std::move(b), so);
+    }
+    for (const std::string& k : o.kernels)
+      if (!found.count(k)) {
+        std::string hint;
+        for (const std::string& n : nearest_names(k, known)) hint += (hint.empty() ? "" : ", ") + n;
+        throw CLI::ValidationError("--kernel", "no variant \"" + k + "\"; nearest: " + hint + " (`ordo list --variants`)");
+      }
+  }
+  std::vector<properties::PropertySpec> specs, not_runnable;
+  for (properties::PropertySpec& s : suite.properties) (s.not_runnable.empty() ? specs : not_runnable).push_back(s);
+  bool device_subjects = false;
+  for (const auto& f : suite.forward_subjects) device_subjects = device_subjects || f->traits().device_buffers;
+  for (const auto& b : suite.backward_subjects) device_subjects = device_subjects || b->traits().device_buffers;
+  if (devices.empty()) devices = {device_subjects && world.active() ? world.local_rank() % std::max(1, cuda_device_count()) : 0};
+  co.workers = static_cast<int>(devices.size());
+  co.run.seed = co.seed;
+  co.run.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
+  for (const std::string& p : o.plugins) co.run.reproduce_prefix += " --plugin " + p;
+  co.stop = &g_stop;
+  if (device_subjects)
+    co.bind_worker = [devices](int w) {
+      if (Status s = use_cuda_device(devices[static_cast<std::size_t>(w)]); !s.ok())
+        std::fprintf(stderr, "ordo fuzz: worker %d: %s\n", w, s.to_string().c_str());
+    };
+
+  // Failures go to the corpus as soon as they are minimised.
+  std::mutex corpus_mu;
+  std::int64_t written = 0, already = 0;
+  if (!o.corpus.empty())
+    co.on_failure = [&](const properties::PropertySpec& spec, const properties::CaseOutcome& out) {
+      properties::FailureRecordInput in;
+      in.contract = resolve_contract(spec.contract);
+      in.subject = spec.kernel;
+      in.property = spec.name;
+      in.detail = out.failure->detail;
+      in.reproduce = out.failure->reproduce;
+      in.minimised_case = out.minimal ? *out.minimal : out.c;
+      in.seed = co.seed;
+      in.case_index = out.index;
+      const properties::AddOutcome added = properties::add_failure_entry(o.corpus, in);
+      std::lock_guard<std::mutex> lock(corpus_mu);
+      (added == properties::AddOutcome::written ? written : already) += 1;
+    };
+
+  // Resume from the checkpoint of the same campaign, if there is one.
+  const std::string checkpoint_path = o.out + "/checkpoint" + rank_suffix + ".json";
+  properties::CampaignState state = properties::fresh_state(specs, co);
+  if (std::filesystem::exists(checkpoint_path)) {
+    std::ifstream in(checkpoint_path);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      std::fprintf(stderr, "ordo fuzz: %s: not a checkpoint (%s); remove it or use another --out\n", checkpoint_path.c_str(), e.what());
+      return 2;
+    }
+    properties::CampaignState saved = properties::state_from_json(j, checkpoint_path);
+    if (saved.fingerprint != state.fingerprint) {
+      std::fprintf(stderr, "ordo fuzz: %s is the checkpoint of another campaign (other seed, budget, shards, workers or "
+                           "subject); use another --out or remove it\n", checkpoint_path.c_str());
+      return 2;
+    }
+    state = std::move(saved);
+    std::printf("ordo fuzz: resuming from %s (%.0f s done)\n", checkpoint_path.c_str(), state.seconds_before);
+  }
+  co.checkpoint = [&](const properties::CampaignState& s) {
+    try {
+      write_file_atomically(checkpoint_path, properties::state_to_json(s).dump() + "\n");
+    } catch (const FileWriteError& e) {
+      std::fprintf(stderr, "ordo fuzz: checkpoint not written: %s\n", e.what());
+    }
+  };
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto last_line = std::chrono::steady_clock::now();
+  if (!o.quiet && world.rank() == 0)
+    co.progress = [&](const properties::CampaignProgress& p) {
+      if (tty) {
+        std::fprintf(stderr, "\r%-110s", format_progress(p).c_str());
+      } else if (std::chrono::steady_clock::now() - last_line >= std::chrono::seconds(10)) {
+        std::fprintf(stderr, "%s\n", format_progress(p).c_str());
+        last_line = std::chrono::steady_clock::now();
+      }
+    };
+  if (world.rank() == 0)
+    std::printf("ordo fuzz: %zu properties on %zu subject(s), seed %llu, %s, %d worker(s), shard %d/%d%s\n", specs.size(),
+                suite.forward_subjects.size() / 2 + suite.backward_subjects.size() / 2,
+                static_cast<unsigned long long>(co.seed),
+                co.cases >= 0 ? (std::to_string(co.cases) + " cases per property").c_str() : (o.time_text + " budget").c_str(),
+                co.workers, co.shard, co.shards, world.active() ? " (MPI)" : "");
+  std::fflush(stdout);
+  g_stop.store(false);
+  struct sigaction sa {};
+  sa.sa_handler = on_fuzz_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  const std::string started = reports::utc_now_iso8601();
+  properties::run_campaign(specs, co, state);
+  signal(SIGINT, SIG_DFL);
+  if (tty && !o.quiet && world.rank() == 0) std::fprintf(stderr, "\n");
+  co.checkpoint(state);
+
+  // Rank 0 merges every rank's state into one report.
+  std::vector<properties::CampaignState> states;
+  if (world.active()) {
+    const std::vector<std::string> texts = world.gather(properties::state_to_json(state).dump());
+    if (world.rank() != 0) return g_stop.load() ? 130 : 0;
+    for (std::size_t r = 0; r < texts.size(); ++r)
+      states.push_back(properties::state_from_json(nlohmann::json::parse(texts[r]), "rank " + std::to_string(r)));
+  } else {
+    states.push_back(state);
+  }
+  reports::Report report;
+  report.command = o.command_line;
+  report.seed = co.seed;
+  report.level = o.level;
+  report.started_at = started;
+  report.environment = env;
+  double seconds = 0;
+  for (const auto& s : states) seconds = std::max(seconds, s.seconds_before);
+  report.seconds = seconds;
+  report.interrupted = g_stop.load();
+  for (properties::PropertyRun& r : properties::merged_runs(specs, states)) report.results.push_back({std::move(r)});
+  for (const properties::PropertySpec& s : not_runnable)
+    report.results.push_back({properties::not_run(s, co.cases >= 0 ? co.cases : 0, "not run: " + s.not_runnable)});
+  std::int64_t cases = 0;
+  for (const auto& row : report.results) cases += row.run.cases;
+  for (const properties::TimelinePoint& t : states[0].timeline) report.timeline.push_back({t.seconds, t.cases, t.failures});
+  report.bench = nlohmann::json::array();
+  for (const auto& row : report.results) print_row(row);
+  try {
+    write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
+    write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo fuzz: the report was not written: %s\n", e.what());
+    return 4;
+  }
+  std::printf("\n%s: %lld cases in %.1f s (%.1f cases/s)%s\nreport: %s/report.json, %s/report.md\n",
+              report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", static_cast<long long>(cases),
+              seconds, seconds > 0 ? static_cast<double>(cases) / seconds : 0.0,
+              o.corpus.empty() ? "" : (", corpus: " + std::to_string(written) + " failures written, " + std::to_string(already) +
+                                       " already there").c_str(),
+              o.out.c_str(), o.out.c_str());
+  if (report.interrupted) return 130;
+  return report.all_passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_line) {
+  static FuzzOptions o;
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz",
+      "A campaign on one subject (an ordo variant or a plugin): every property that applies, under a case or time "
+      "budget, one worker per GPU, deterministic from the seed, checkpointed (the same command resumes), failures "
+      "minimised into the corpus. Under mpirun each rank runs one shard and rank 0 writes the merged report. Exit 0 "
+      "pass, 1 a failure, 2 bad usage, 4 unwritable output, 130 interrupted (resumable).");
+  cmd->add_option("--kernel", o.kernels, "a registered variant id (repeatable; `ordo list --variants`)");
+  cmd->add_option("--plugin", o.plugins, "a subject library (include/ordo/subject.h; repeatable)");
+  cmd->add_option("--cases", o.cases_text, "cases per property")->check(integer_in(1, kMaxCases * 10));
+  cmd->add_option("--time", o.time_text, "time budget: 90s, 10m, 1h30m (resumed campaigns count the time already spent)");
+  cmd->add_option("--seed", o.seed_text, "seed of every case")->check(seed_value());
+  cmd->add_option("--devices", o.devices, "GPUs, one worker each: 0,1 (default: 0, or the rank's local GPU under MPI)");
+  cmd->add_option("--shard", o.shard, "this process's share i/n of the case indices");
+  cmd->add_option("--corpus", o.corpus, "corpus folder: minimised failures are written to CORPUS/failures/");
+  cmd->add_option("--out", o.out, "report and checkpoint folder")->capture_default_str();
+  cmd->add_option("--level", o.level, "shape limits of the cases: 1 or 2")->check(CLI::Range(1, 2));
+  cmd->add_flag("--quiet", o.quiet, "no progress line");
+  cmd->callback([&exit_code, &command_line] {
+    o.command_line = command_line;
+    exit_code = run_fuzz(o);
+  });
+}
+
+}  // namespace ordo::tools
