@@ -80,19 +80,14 @@ double tc_fdpa_alignment_weight(float a, float b) {
   return std::fmax(product, std::ldexp(1.0, exponent(a) + exponent(b)));
 }
 
-void tc_fdpa_chain_error_bound(const TcFdpaBoundQuery& q, mpfr_ptr out) {
-  validate_tc_fdpa_params(q.params);
-  if (q.sum_abs == nullptr) throw std::invalid_argument("tc_fdpa_chain_error_bound: sum_abs is required");
+void tc_fdpa_steps_error_bound(const TcFdpaParams& params, std::int64_t steps, std::int64_t chains, mpfr_srcptr S,
+                               mpfr_srcptr V, mpfr_ptr out) {
+  validate_tc_fdpa_params(params);
   const mpfr_prec_t prec = kBoundPrecisionBits;
-  const std::int64_t n = tc_fdpa_steps(q.params, q.K);
-  mpfr_srcptr S = q.sum_abs;
-  mpfr_srcptr V = q.align_weight != nullptr ? q.align_weight : q.sum_abs;
-
   // a = L 2^-F: per step, the L terms that do not set E each lose < 2^(E-F) (the one that sets E is
   // exact: F >= 23). u, eta: one FP32 truncation. All exact at 128 bits.
-  MpfrValue a(prec), u(prec), one_plus_u(prec), g(prec), g_minus_1(prec), geo(prec), tmp(prec), per_step(prec),
-      bound(prec);
-  mpfr_set_ui_2exp(a.get(), static_cast<unsigned long>(q.params.L), -q.params.F, MPFR_RNDU);
+  MpfrValue a(prec), u(prec), one_plus_u(prec), g(prec), g_minus_1(prec), geo(prec), tmp(prec), per_step(prec);
+  mpfr_set_ui_2exp(a.get(), static_cast<unsigned long>(params.L), -params.F, MPFR_RNDU);
   mpfr_set_ui_2exp(u.get(), 1, -23, MPFR_RNDU);
   set_one_plus_pow2(one_plus_u.get(), 23);
   // g = (1+u)(1+a) = 1 + u + a + ua: bits from 2^0 down to 2^-(23+F), exact; so is g - 1, which
@@ -101,21 +96,33 @@ void tc_fdpa_chain_error_bound(const TcFdpaBoundQuery& q, mpfr_ptr out) {
   mpfr_mul(g.get(), g.get(), one_plus_u.get(), MPFR_RNDU);
   mpfr_sub_ui(g_minus_1.get(), g.get(), 1, MPFR_RNDD);
   // (g^n - 1) / (g - 1) = sum_{j<n} g^j, rounded up.
-  mpfr_pow_ui(geo.get(), g.get(), static_cast<unsigned long>(n), MPFR_RNDU);
+  mpfr_pow_ui(geo.get(), g.get(), static_cast<unsigned long>(steps), MPFR_RNDU);
   mpfr_sub_ui(geo.get(), geo.get(), 1, MPFR_RNDU);
   mpfr_div(geo.get(), geo.get(), g_minus_1.get(), MPFR_RNDU);
-
-  // per step: u S + (1+u) a V + kappa, kappa = (1+u) a 2^-126 + 2^-149.
+  // per step: u S + (1+u) a V + chains * kappa, kappa = (1+u) a 2^-126 + 2^-149 (each chain's steps
+  // add their own kappa; S and V are shared out among the chains).
   mpfr_mul(per_step.get(), u.get(), S, MPFR_RNDU);
   mpfr_mul(tmp.get(), one_plus_u.get(), a.get(), MPFR_RNDU);
   mpfr_mul(tmp.get(), tmp.get(), V, MPFR_RNDU);
   mpfr_add(per_step.get(), per_step.get(), tmp.get(), MPFR_RNDU);
-  mpfr_mul(tmp.get(), one_plus_u.get(), a.get(), MPFR_RNDU);
-  mpfr_mul_2si(tmp.get(), tmp.get(), -126, MPFR_RNDU);
-  mpfr_add(per_step.get(), per_step.get(), tmp.get(), MPFR_RNDU);
+  MpfrValue kappa(prec);
+  mpfr_mul(kappa.get(), one_plus_u.get(), a.get(), MPFR_RNDU);
+  mpfr_mul_2si(kappa.get(), kappa.get(), -126, MPFR_RNDU);
   mpfr_set_ui_2exp(tmp.get(), 1, -149, MPFR_RNDU);
-  mpfr_add(per_step.get(), per_step.get(), tmp.get(), MPFR_RNDU);
-  mpfr_mul(bound.get(), geo.get(), per_step.get(), MPFR_RNDU);
+  mpfr_add(kappa.get(), kappa.get(), tmp.get(), MPFR_RNDU);
+  mpfr_mul_ui(kappa.get(), kappa.get(), static_cast<unsigned long>(chains), MPFR_RNDU);
+  mpfr_add(per_step.get(), per_step.get(), kappa.get(), MPFR_RNDU);
+  mpfr_mul(out, geo.get(), per_step.get(), MPFR_RNDU);
+}
+
+void tc_fdpa_chain_error_bound(const TcFdpaBoundQuery& q, mpfr_ptr out) {
+  validate_tc_fdpa_params(q.params);
+  if (q.sum_abs == nullptr) throw std::invalid_argument("tc_fdpa_chain_error_bound: sum_abs is required");
+  const mpfr_prec_t prec = kBoundPrecisionBits;
+  mpfr_srcptr S = q.sum_abs;
+  mpfr_srcptr V = q.align_weight != nullptr ? q.align_weight : q.sum_abs;
+  MpfrValue tmp(prec), bound(prec);
+  tc_fdpa_steps_error_bound(q.params, tc_fdpa_steps(q.params, q.K), 1, S, V, bound.get());
 
   if (q.bias) {
     // y = RN(C_n + b): |y - (s + b)| <= (1 + u') B_n + u' (S_products + |b|) + eta'.

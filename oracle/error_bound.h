@@ -70,6 +70,12 @@ struct TcFdpaBoundQuery {
   mpfr_srcptr y_hat_abs = nullptr;
 };
 
+// The T-FDPA recurrence's sum over `chains` chains from C = +0 (or an exact C_0 counted in S and V), each
+// of at most `steps` steps: (g^n - 1)/(g - 1) * (u S + (1+u) a V + chains * kappa), the terms below.
+// tc_fdpa_chain_error_bound is one chain of it; segmented plans are several (oracle/plan_error_bound.cpp).
+void tc_fdpa_steps_error_bound(const TcFdpaParams& params, std::int64_t steps, std::int64_t chains, mpfr_srcptr S,
+                               mpfr_srcptr V, mpfr_ptr out);
+
 // Error bound of the T-FDPA chain, n = tc_fdpa_steps(K) steps from C = +0, BF16 inputs:
 //   a = L 2^-F, u = 2^-23, eta = 2^-149, g = (1+u)(1+a), kappa = (1+u) a 2^-126 + eta
 //   B_n = (g^n - 1)/(g - 1) * (u S + (1+u) a V + kappa)

@@ -46,30 +46,9 @@ void tc_segments_bound(const ReductionPlan& plan, const PlanBoundQuery& q, mpfr_
   const std::int64_t m = segments_of(plan, q.K);
   const std::int64_t steps = ceil_div(std::min(q.K, plan.segment_length), t.L);
   mpfr_srcptr S = q.sum_abs;
-  mpfr_srcptr V = q.align_weight != nullptr ? q.align_weight : q.sum_abs;
-  MpfrValue a(prec), u(prec), one_plus_u(prec), g(prec), g_minus_1(prec), geo(prec), tmp(prec), per(prec),
-      sum_b(prec), comb(prec);
-  mpfr_set_ui_2exp(a.get(), static_cast<unsigned long>(t.L), -t.F, MPFR_RNDU);
-  mpfr_set_ui_2exp(u.get(), 1, -23, MPFR_RNDU);
-  set_one_plus_pow2(one_plus_u.get(), 23);
-  mpfr_add_ui(g.get(), a.get(), 1, MPFR_RNDU);
-  mpfr_mul(g.get(), g.get(), one_plus_u.get(), MPFR_RNDU);  // exact: bits 2^0 .. 2^-(23+F)
-  mpfr_sub_ui(g_minus_1.get(), g.get(), 1, MPFR_RNDD);
-  mpfr_pow_ui(geo.get(), g.get(), static_cast<unsigned long>(steps), MPFR_RNDU);
-  mpfr_sub_ui(geo.get(), geo.get(), 1, MPFR_RNDU);
-  mpfr_div(geo.get(), geo.get(), g_minus_1.get(), MPFR_RNDU);
-  // u S + (1+u) a V + m kappa, kappa = (1+u) a 2^-126 + 2^-149
-  mpfr_mul(per.get(), u.get(), S, MPFR_RNDU);
-  mpfr_mul(tmp.get(), one_plus_u.get(), a.get(), MPFR_RNDU);
-  mpfr_mul(tmp.get(), tmp.get(), V, MPFR_RNDU);
-  mpfr_add(per.get(), per.get(), tmp.get(), MPFR_RNDU);
-  mpfr_mul(tmp.get(), one_plus_u.get(), a.get(), MPFR_RNDU);
-  mpfr_mul_2si(tmp.get(), tmp.get(), -126, MPFR_RNDU);
-  mpfr_set_ui_2exp(comb.get(), 1, -149, MPFR_RNDU);
-  mpfr_add(tmp.get(), tmp.get(), comb.get(), MPFR_RNDU);
-  mpfr_mul_ui(tmp.get(), tmp.get(), static_cast<unsigned long>(m), MPFR_RNDU);
-  mpfr_add(per.get(), per.get(), tmp.get(), MPFR_RNDU);
-  mpfr_mul(sum_b.get(), geo.get(), per.get(), MPFR_RNDU);
+  MpfrValue sum_b(prec), comb(prec);
+  tc_fdpa_steps_error_bound({t.L, t.F, t.e_zero}, steps, m, S, q.align_weight != nullptr ? q.align_weight : S,
+                            sum_b.get());
   if (m == 1) {
     mpfr_set(out, sum_b.get(), MPFR_RNDU);
     return;

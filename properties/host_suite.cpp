@@ -20,6 +20,23 @@ CaseOptions host_case_options(const Contract& c) {
           .bf16_output_sometimes = c.plan.allows_output(DType::bf16)};
 }
 
+// One host property of an emulator subject: the suite's rows differ only in what they check.
+PropertySpec host_spec(const std::string& kernel, const Contract& contract, std::int64_t cases, rc::Gen<ForwardCase> gen,
+                       std::string name, std::string description, PropertyKind kind,
+                       std::function<CheckResult(const ForwardCase&)> check) {
+  PropertySpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  spec.backend = "emulator";
+  spec.kernel = kernel;
+  spec.contract = contract.id;
+  spec.cases = cases;
+  spec.gen = std::move(gen);
+  spec.check = std::move(check);
+  spec.kind = kind;
+  return spec;
+}
+
 void add_forward_contract(Suite& s, const Contract& contract, std::int64_t cases) {
   ForwardSubject* emulator = s.forward_subjects.emplace_back(make_emulator_subject(contract)).get();
   ForwardSubject* scalar = s.forward_subjects.emplace_back(make_scalar_reference_subject(contract)).get();
@@ -27,17 +44,8 @@ void add_forward_contract(Suite& s, const Contract& contract, std::int64_t cases
   const auto gen = gen_forward_case(host_shape_limits(), all, host_case_options(contract));
   auto add = [&](std::string name, std::string description, PropertyKind kind,
                  std::function<CheckResult(const ForwardCase&)> check) {
-    PropertySpec spec;
-    spec.name = std::move(name);
-    spec.description = std::move(description);
-    spec.backend = "emulator";
-    spec.kernel = emulator->kernel_id();
-    spec.contract = contract.id;
-    spec.cases = cases;
-    spec.gen = gen;
-    spec.check = std::move(check);
-    spec.kind = kind;
-    s.properties.push_back(std::move(spec));
+    s.properties.push_back(host_spec(emulator->kernel_id(), contract, cases, gen, std::move(name), std::move(description),
+                                     kind, std::move(check)));
   };
   add("forward.emulator_within_error_bound",
       "every emulator output is within the error bound of the contract's plan of the exact (MPFR) result",
@@ -60,17 +68,8 @@ void add_backward_contract(Suite& s, const Contract& contract, std::int64_t case
   const auto gen = gen_forward_case(backward_host_limits(), all_families(), bf16);
   auto add = [&](std::string name, std::string description, PropertyKind kind,
                  std::function<CheckResult(const ForwardCase&)> check) {
-    PropertySpec spec;
-    spec.name = std::move(name);
-    spec.description = std::move(description);
-    spec.backend = "emulator";
-    spec.kernel = emulator->kernel_id();
-    spec.contract = contract.id;
-    spec.cases = cases;
-    spec.gen = gen;
-    spec.check = std::move(check);
-    spec.kind = kind;
-    s.properties.push_back(std::move(spec));
+    s.properties.push_back(host_spec(emulator->kernel_id(), contract, cases, gen, std::move(name), std::move(description),
+                                     kind, std::move(check)));
   };
   if (contract.kind == ContractKind::backward_data) {
     add("backward.dx_emulator_equals_scalar_reference",

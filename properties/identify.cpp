@@ -87,6 +87,14 @@ std::string candidate_id(const ReductionPlan& p, const std::string& step_name) {
   return id + "/1";
 }
 
+Contract candidate(const ReductionPlan& p, const std::string& step_name) {
+  Contract c;
+  c.plan = p;
+  c.id = candidate_id(p, step_name);
+  c.summary = "identify candidate";
+  return c;
+}
+
 }  // namespace
 
 std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool any_bias, const std::vector<std::int64_t>& Ks) {
@@ -135,11 +143,7 @@ std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool
         ReductionPlan p = s.base;
         p.bias = bias;
         p.k_padding_multiple = pad;
-        Contract c;
-        c.plan = p;
-        c.id = candidate_id(p, s.name);
-        c.summary = "identify candidate";
-        add(c);
+        add(candidate(p, s.name));
       }
       for (const std::int64_t len : lengths)
         for (const SegmentCombine combine : {SegmentCombine::ascending_add_rn, SegmentCombine::pairwise_tree}) {
@@ -148,11 +152,7 @@ std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool
           p.structure = KStructure::segments;
           p.segment_length = len;
           p.combine = combine;
-          Contract c;
-          c.plan = p;
-          c.id = candidate_id(p, s.name);
-          c.summary = "identify candidate";
-          add(c);
+          add(candidate(p, s.name));
         }
     }
   }
@@ -179,7 +179,11 @@ IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& o) {
   IdentifyResult result;
   result.elements_per_case_cap = o.max_rows * o.max_cols;
   std::vector<CandidateScore> scores;
-  for (Contract& c : identify_candidates(operands, any_bf16, any_bias, Ks)) scores.push_back({std::move(c)});
+  for (Contract& c : identify_candidates(operands, any_bf16, any_bias, Ks)) {
+    CandidateScore sc;
+    sc.contract = std::move(c);
+    scores.push_back(std::move(sc));
+  }
   result.candidates = static_cast<std::int64_t>(scores.size());
 
   // Stage 1: every candidate on up to four of the smallest cases, sampled more coarsely.
@@ -197,7 +201,7 @@ IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& o) {
   std::vector<CandidateScore> finalists;
   for (const CandidateScore& sc : scores)
     if (sc.mismatches == 0 || static_cast<int>(finalists.size()) < o.closest)
-      finalists.push_back({sc.contract});
+      finalists.emplace_back().contract = sc.contract;
   for (const protocol::CaseEntry* c : order) {
     const SampledCase s = sample(folder, *c, o.max_rows, o.max_cols);
     for (CandidateScore& sc : finalists) score(sc, s);
