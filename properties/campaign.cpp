@@ -75,6 +75,15 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
   const auto stopped = [&] { return (o.stop && o.stop->load()) || out_of_time(); };
   const std::int64_t L = state.lanes_total;
 
+  // A lane's turn on a property runs a number of cases in proportion to the suite's own budget for it
+  // (kernel == emulator 1,000 cases at level 1, a large grid 40): under a time budget the costly
+  // properties then take their share of the time, not of the cases. Interleaving only: with a case
+  // budget every property still runs all its cases.
+  std::int64_t largest = 1;
+  for (const PropertySpec& spec : specs) largest = std::max(largest, spec.cases);
+  std::vector<std::int64_t> turn;
+  for (const PropertySpec& spec : specs) turn.push_back(std::max<std::int64_t>(1, o.chunk * spec.cases / largest));
+
   auto worker = [&](int w) {
     if (o.bind_worker) o.bind_worker(w);
     // The stream of each property, positioned at this lane's next index.
@@ -102,7 +111,7 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
           lane->done = true;
           continue;
         }
-        for (std::int64_t n = 0; n < o.chunk && !stopped(); ++n) {
+        for (std::int64_t n = 0; n < turn[p] && !stopped(); ++n) {
           const std::int64_t i = lane->next;  // only this worker changes its lane
           if (o.cases >= 0 && i >= o.cases) {
             std::lock_guard<std::mutex> lock(mu);
