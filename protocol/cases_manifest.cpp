@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/bounded_json.h"
 #include "core/checked_size.h"
 
 namespace ordo::protocol {
@@ -186,19 +187,23 @@ CasesManifest manifest_from_json(const json& j, const std::string& where) {
   return m;
 }
 
+CasesManifest parse_manifest(std::string_view text, const std::string& where) {
+  json j;
+  try {
+    j = parse_json_bounded(text, kMaxManifestDepth);
+  } catch (const JsonTextError& e) {
+    throw ManifestError(where + ": " + e.what());
+  }
+  return manifest_from_json(j, where);
+}
+
 CasesManifest read_manifest(const std::string& folder) {
   const std::string path = folder + "/manifest.json";
   std::ifstream in(path);
   if (!in) throw ManifestError(path + ": cannot open (is " + folder + " an `ordo cases` folder?)");
   std::stringstream text;
   text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw ManifestError(path + ": not valid JSON: " + e.what());
-  }
-  return manifest_from_json(j, path);
+  return parse_manifest(text.str(), path);
 }
 
 void write_manifest(const std::string& folder, const CasesManifest& m) {

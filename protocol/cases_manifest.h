@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,11 @@ nlohmann::json manifest_to_json(const CasesManifest& m);
 // relations name existing cases with rows and columns inside their shapes, and that paths stay inside the
 // folder (no absolute paths, no "..").
 CasesManifest manifest_from_json(const nlohmann::json& j, const std::string& where);
+// The manifest's text, from `where` (named first in every error): JSON nested at most kMaxManifestDepth
+// levels (the format needs 4; an embedded contract 3 more), no key twice in one object, then
+// manifest_from_json.
+inline constexpr int kMaxManifestDepth = 16;
+CasesManifest parse_manifest(std::string_view text, const std::string& where);
 CasesManifest read_manifest(const std::string& folder);           // folder/manifest.json
 void write_manifest(const std::string& folder, const CasesManifest& m);  // atomically
 

@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include "core/bounded_json.h"
+
 namespace ordo::reports {
 namespace {
 
@@ -285,12 +287,9 @@ Report report_from_json(const json& j, const std::string& source) {
 Report parse_report(const std::string& text, const std::string& source) {
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // what() is "[json.exception.parse_error.101] parse error at line L, column C: ..."; the tag helps nobody.
-    std::string what = e.what();
-    if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw ReportReadError(source + ": not valid JSON: " + what);
+    j = parse_json_bounded(text, kMaxReportDepth);
+  } catch (const JsonTextError& e) {
+    throw ReportReadError(source + ": " + e.what());
   }
   return report_from_json(j, source);
 }

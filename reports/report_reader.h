@@ -24,6 +24,9 @@ class ReportReadError : public std::runtime_error {
 
 // `source` names the report in every error (the file name as the user gave it).
 Report report_from_json(const nlohmann::json& j, const std::string& source);
+// JSON nested at most kMaxReportDepth levels (reports need 5; rows may carry extra fields), no key twice in
+// one object.
+inline constexpr int kMaxReportDepth = 32;
 Report parse_report(const std::string& text, const std::string& source);
 Report read_report_file(const std::string& path);
 

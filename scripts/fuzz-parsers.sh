@@ -8,19 +8,20 @@
 # (which stays small). One summary line per target: runs, exec/s, coverage, corpus size, crash files.
 # Exits non-zero if any target crashed, reported a sanitizer error, or failed to build.
 #
-# Environment: FUZZ_TARGETS (default: all five), FUZZ_JOBS (targets run at once, default 1: on two cores
+# Environment: FUZZ_TARGETS (default: all eight), FUZZ_JOBS (targets run at once, default 1: on two cores
 # use 2), FUZZ_OUT (default build-fuzz/runs/<date-time>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${1:-30}"
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: $0 [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_contract_file fuzz_npy fuzz_golden fuzz_golden_backward fuzz_regression})
+targets=(${FUZZ_TARGETS:-fuzz_contract_file fuzz_npy fuzz_golden fuzz_golden_backward fuzz_regression fuzz_corpus_entry
+  fuzz_cases_manifest fuzz_report})
 jobs="${FUZZ_JOBS:-1}"
 out="${FUZZ_OUT:-build-fuzz/runs/$(date +%Y%m%d-%H%M%S)}"
 
 if ! command -v clang++ >/dev/null 2>&1; then
-  echo "fuzz-parsers: clang++ is needed (Debian: apt-get install clang libclang-rt-dev)" >&2
+  echo "fuzz-parsers: clang++ is needed (Debian: apt-get install clang libclang-rt-dev lld)" >&2
   exit 1
 fi
 echo "fuzz-parsers: building fuzz/ with $(clang++ --version | head -1)"

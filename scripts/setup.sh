@@ -3,10 +3,11 @@
 set -euo pipefail
 
 # libopenmpi-dev, openmpi-bin: `mpirun -np N ordo fuzz` (optional at build time, tested in CI).
-# clang and libclang-rt-dev: the libFuzzer targets of the parsers (fuzz/); libFuzzer's runtime is only a
-# Recommends of clang, and this installs without them.
-packages=(cmake g++ make git libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev
-          clang libclang-rt-dev libopenmpi-dev openmpi-bin chromium fonts-dejavu-core)
+# clang, libclang-rt-dev and lld: the libFuzzer targets of the parsers (fuzz/); libFuzzer's runtime is only a
+# Recommends of clang, and this installs without them; lld links the fuzz targets with --gc-sections.
+# libboost-dev: Boost.Multiprecision, the third exact engine (oracle/exact_dot_boost.h, header-only).
+packages=(cmake g++ make git libmpfr-dev libgmp-dev libboost-dev librapidcheck-dev libgtest-dev nlohmann-json3-dev
+          libcli11-dev clang libclang-rt-dev lld libopenmpi-dev openmpi-bin chromium fonts-dejavu-core)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -224,6 +224,32 @@ TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
   EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
 }
 
+// The manifest's text: nesting beyond kMaxManifestDepth (20,000 levels overflowed the stack before,
+// fuzz/regressions/fuzz_cases_manifest/), a key given twice, invalid JSON: errors that name the file.
+TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
+  const std::string dir = fresh_folder("manifest-text");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  const std::string good = protocol::manifest_to_json(generate_cases(opts, dir)).dump();
+  EXPECT_NO_THROW(protocol::parse_manifest(good, "m.json"));
+  const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {good.substr(0, good.size() - 1) + ",\"notes\":" + deep + "}", "m.json: nested deeper than 16 levels"},
+      {good.substr(0, good.size() - 1) + ",\"cases\":[]}", "m.json: \"cases\" is given twice in one object"},
+      {good.substr(0, 10), "m.json: not valid JSON: "},
+  };
+  for (const auto& c : cases) {
+    try {
+      (void)protocol::parse_manifest(c.text, "m.json");
+      ADD_FAILURE() << "accepted; expected: " << c.message;
+    } catch (const protocol::ManifestError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
+    }
+  }
+}
+
 TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
   const std::string dir = fresh_folder("identify");
   CasesOptions opts;

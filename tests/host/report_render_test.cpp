@@ -204,6 +204,31 @@ TEST(ReportReader, EachBadFieldGetsItsError) {
   }
 }
 
+// Text the JSON library alone would accept or crash on: each is a ReportReadError naming the file.
+// Before core/bounded_json.h, 20,000 nested arrays in an unknown field overflowed the stack when the
+// report was copied (fuzz/regressions/fuzz_report/), and 1e999 escaped as json::out_of_range.
+TEST(ReportReader, DeepNestingHugeNumbersAndRepeatedKeysAreRefused) {
+  const std::string good = to_json(rich_report()).dump();
+  const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {good.substr(0, good.size() - 1) + ",\"extra\":" + deep + "}", "t.json: nested deeper than 32 levels"},
+      {good.substr(0, good.size() - 1) + ",\"extra\":1e999}", "t.json: not valid JSON: "},
+      {good.substr(0, good.size() - 1) + ",\"seed\":2}", "t.json: \"seed\" is given twice in one object"},
+      {good.substr(0, good.size() / 2), "t.json: not valid JSON: "},
+  };
+  for (const auto& c : cases) {
+    try {
+      (void)parse_report(c.text, "t.json");
+      ADD_FAILURE() << "accepted; expected: " << c.message;
+    } catch (const ReportReadError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
+    }
+  }
+  EXPECT_NO_THROW((void)parse_report(good, "t.json"));
+}
+
 TEST(ReportReader, UnknownFieldsAreAllowedAndOlderReportsRead) {
   json j = to_json(rich_report());
   j["campaign"] = {{"budget_s", 600}};
