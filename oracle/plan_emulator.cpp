@@ -7,13 +7,19 @@
 
 #include "core/float_bits.h"
 #include "oracle/parallel_for.h"
+#include "oracle/plan_emulator_tc.h"
+#include "oracle/tc_fdpa_lanes.h"
 #include "oracle/tc_fdpa_model.h"
 
 namespace ordo::oracle {
 namespace {
 
 constexpr int kLanes = 16;  // output columns per panel: one AVX-512 register, two AVX2 registers
-constexpr int kRows = 4;    // rows of A per micro-kernel call: reuses each loaded B vector 4 times
+constexpr int kRows = 4;    // rows of A per T-FDPA tile (kTcRows): reuses each decomposed B vector 4 times
+// Rows of A per FMA micro-kernel call: 8 independent chains per panel, twice the FMA latency x throughput
+// of a core with one 512-bit FMA per cycle (4 x 1 on AMD Zen 4), each loaded B vector used 8 times. With
+// 4 rows the kernel reached 55% of the measured FMA peak on a Zen 4 core (bench/emulator_throughput.cpp).
+constexpr int kFmaRows = 8;
 
 bool is_bf16_bits(float f) { return (bits_of(f) & 0xFFFFu) == 0; }
 
@@ -36,58 +42,62 @@ std::vector<float> pack_panels(const ForwardProblem& p, std::int64_t panels) {
   return packed;
 }
 
-// kRows x kLanes independent FMA chains over the real terms [k0, k1) (k1 <= K), continuing from acc.
+// kFmaRows x kLanes independent FMA chains over the real terms [k0, k1) (k1 <= K), continuing from acc.
 // target_clones compiles it for AVX-512, AVX2+FMA and a generic x86-64 (where std::fma is the correctly
 // rounded library call): the same bits on every path, only the speed differs.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fma_chain_micro_kernel(const float* const* rows, const float* panel, std::int64_t k0, std::int64_t k1,
                             float (*acc)[kLanes]) {
-  float a[kRows][kLanes];
+  static_assert(kFmaRows == 8, "the body names its eight rows");
+  float a[kFmaRows][kLanes];
   std::memcpy(a, acc, sizeof a);
-  const float* x0 = rows[0];
-  const float* x1 = rows[1];
-  const float* x2 = rows[2];
-  const float* x3 = rows[3];
+  const float *x0 = rows[0], *x1 = rows[1], *x2 = rows[2], *x3 = rows[3];
+  const float *x4 = rows[4], *x5 = rows[5], *x6 = rows[6], *x7 = rows[7];
   for (std::int64_t k = k0; k < k1; ++k) {
     const float* wk = panel + k * kLanes;
-    const float a0 = x0[k], a1 = x1[k], a2 = x2[k], a3 = x3[k];
+    const float a0 = x0[k], a1 = x1[k], a2 = x2[k], a3 = x3[k], a4 = x4[k], a5 = x5[k], a6 = x6[k], a7 = x7[k];
     for (int j = 0; j < kLanes; ++j) a[0][j] = std::fma(a0, wk[j], a[0][j]);
     for (int j = 0; j < kLanes; ++j) a[1][j] = std::fma(a1, wk[j], a[1][j]);
     for (int j = 0; j < kLanes; ++j) a[2][j] = std::fma(a2, wk[j], a[2][j]);
     for (int j = 0; j < kLanes; ++j) a[3][j] = std::fma(a3, wk[j], a[3][j]);
+    for (int j = 0; j < kLanes; ++j) a[4][j] = std::fma(a4, wk[j], a[4][j]);
+    for (int j = 0; j < kLanes; ++j) a[5][j] = std::fma(a5, wk[j], a[5][j]);
+    for (int j = 0; j < kLanes; ++j) a[6][j] = std::fma(a6, wk[j], a[6][j]);
+    for (int j = 0; j < kLanes; ++j) a[7][j] = std::fma(a7, wk[j], a[7][j]);
   }
   std::memcpy(acc, a, sizeof a);
 }
 
 // The partial sums of one tile, combined as the plan says. Ascending: folded in as each segment ends.
 // Pairwise: kept until the last segment, then reduced level by level.
+template <int Rows>
 class Combiner {
  public:
   Combiner(const ReductionPlan& plan, std::int64_t segments)
       : pairwise_(plan.structure == KStructure::segments && plan.combine == SegmentCombine::pairwise_tree) {
-    if (pairwise_) partials_.resize(static_cast<std::size_t>(segments) * kRows * kLanes);
+    if (pairwise_) partials_.resize(static_cast<std::size_t>(segments) * Rows * kLanes);
   }
   void add(std::int64_t segment, const float (*acc)[kLanes]) {
     if (pairwise_) {
-      std::memcpy(&partials_[static_cast<std::size_t>(segment) * kRows * kLanes], acc, sizeof total_);
+      std::memcpy(&partials_[static_cast<std::size_t>(segment) * Rows * kLanes], acc, sizeof total_);
     } else if (segment == 0) {
       std::memcpy(total_, acc, sizeof total_);
     } else {
-      for (int r = 0; r < kRows; ++r)
+      for (int r = 0; r < Rows; ++r)
         for (int j = 0; j < kLanes; ++j) total_[r][j] = total_[r][j] + acc[r][j];  // one add_rn each
     }
   }
   const float (*result())[kLanes] {
     if (!pairwise_) return total_;
-    std::size_t count = partials_.size() / (kRows * kLanes);
+    std::size_t count = partials_.size() / (Rows * kLanes);
     while (count > 1) {
       const std::size_t next = (count + 1) / 2;
       for (std::size_t i = 0; i < next; ++i) {
-        float* dst = &partials_[i * kRows * kLanes];
-        const float* lo = &partials_[2 * i * kRows * kLanes];
+        float* dst = &partials_[i * Rows * kLanes];
+        const float* lo = &partials_[2 * i * Rows * kLanes];
         if (2 * i + 1 < count) {
-          const float* hi = &partials_[(2 * i + 1) * kRows * kLanes];
-          for (int e = 0; e < kRows * kLanes; ++e) dst[e] = lo[e] + hi[e];
+          const float* hi = &partials_[(2 * i + 1) * Rows * kLanes];
+          for (int e = 0; e < Rows * kLanes; ++e) dst[e] = lo[e] + hi[e];
         } else if (dst != lo) {
           std::memcpy(dst, lo, sizeof total_);
         }
@@ -100,41 +110,43 @@ class Combiner {
 
  private:
   bool pairwise_;
-  float total_[kRows][kLanes] = {};
+  float total_[Rows][kLanes] = {};
   std::vector<float> partials_;
 };
 
-// One tile (kRows rows of A, one panel of kLanes columns of B), every segment, combined.
+// One tile (kFmaRows rows of A, one panel of kLanes columns of B), every segment, combined.
 void fma_tile(const ReductionPlan& plan, const ForwardProblem& p, const float* const* rows, const float* panel,
               std::int64_t n0, float (*out)[kLanes]) {
   const std::int64_t padded = plan.padded_terms(p.K);
   const std::int64_t segments = segment_count(plan, padded);
   const std::int64_t length = plan.structure == KStructure::chain ? padded : plan.segment_length;
-  Combiner combine(plan, segments);
+  Combiner<kFmaRows> combine(plan, segments);
   for (std::int64_t s = 0; s < segments; ++s) {
     const std::int64_t s0 = s * length, s1 = std::min(padded, s0 + length);
-    float acc[kRows][kLanes];
+    float acc[kFmaRows][kLanes];
     for (int j = 0; j < kLanes; ++j) {
       const std::int64_t n = std::min(n0 + j, p.N - 1);
       const float start = s == 0 && plan.bias == BiasPlacement::initial_accumulator && p.bias
                               ? (*p.bias)[static_cast<std::size_t>(n)]
                               : plan.start_value();
-      for (int r = 0; r < kRows; ++r) acc[r][j] = start;
+      for (int r = 0; r < kFmaRows; ++r) acc[r][j] = start;
     }
     const std::int64_t real_end = std::min(s1, p.K);
     if (real_end > s0) fma_chain_micro_kernel(rows, panel, s0, real_end, acc);
     // Zero products after the real terms: fma_rn(+0, +0, acc) = add_rn(acc, +0), which changes only a
     // -0 (to +0), so one add stands for any number of them.
     if (s1 > std::max(real_end, s0))
-      for (int r = 0; r < kRows; ++r)
+      for (int r = 0; r < kFmaRows; ++r)
         for (int j = 0; j < kLanes; ++j) acc[r][j] = acc[r][j] + 0.0f;
     combine.add(s, acc);
   }
-  std::memcpy(out, combine.result(), sizeof(float) * kRows * kLanes);
+  std::memcpy(out, combine.result(), sizeof(float) * kFmaRows * kLanes);
 }
 
-// One element of a tensor-core plan: T-FDPA steps over the real terms of each segment (a short last step
-// is the zero-padded step: zero products never change E), then any all-zero steps.
+// One element of a tensor-core plan with the scalar model: T-FDPA steps over the real terms of each
+// segment (a short last step is the zero-padded step: zero products never change E), then any all-zero
+// steps. The lanes the lane kernel leaves out (special values, overflow) come here, and so does the
+// per-element path it replaced (emulate_dot_tc_per_element).
 float tc_element(const ReductionPlan& plan, const ForwardProblem& p, std::int64_t m, std::int64_t n) {
   const TcFdpaParams params = params_of(plan.step.tc);
   const std::int64_t padded = plan.padded_terms(p.K);
@@ -173,7 +185,129 @@ float tc_element(const ReductionPlan& plan, const ForwardProblem& p, std::int64_
   return r;
 }
 
+static_assert(kTcRows == kRows && kTcLanes == kLanes, "the T-FDPA tiles are kRows x kLanes");
+constexpr std::int64_t kTcBlocksPerTask = 16;  // row blocks per task: one panel stays in L2 for 64 rows
+
+// One tile of a tensor-core plan through the lane kernel: every segment's chain from its start value
+// (the first from the bias when it is the initial accumulator), the padding steps, the combination.
+// Mirrors tc_element stage by stage; `overflow` marks the lanes the scalar model must redo.
+void tc_tile(const ReductionPlan& plan, const ForwardProblem& p, TcLaneKernel kernel, const TcFdpaParams& params,
+             std::int32_t e_zero, const TcTileOperands& ops, std::int64_t k_len, std::int64_t n0, float (*out)[kLanes],
+             std::int32_t (*overflow)[kLanes]) {
+  const std::int64_t padded = plan.padded_terms(p.K);
+  const std::int64_t segments = segment_count(plan, padded);
+  const std::int64_t length = plan.structure == KStructure::chain ? padded : plan.segment_length;
+  Combiner<kRows> combine(plan, segments);
+  TcLaneState st;
+  std::memset(st.overflow, 0, sizeof st.overflow);
+  for (std::int64_t s = 0; s < segments; ++s) {
+    const std::int64_t s0 = s * length, s1 = std::min(padded, s0 + length);
+    for (int j = 0; j < kLanes; ++j) {
+      const std::int64_t n = std::min(n0 + j, p.N - 1);
+      float start = s == 0 && plan.bias == BiasPlacement::initial_accumulator && p.bias
+                        ? (*p.bias)[static_cast<std::size_t>(n)]
+                        : plan.start_value();
+      if (!std::isfinite(start)) start = 0.0f;  // a special lane: the scalar model redoes it
+      for (int r = 0; r < kRows; ++r) st.c[r][j] = start;
+    }
+    // The real terms in steps of L (k_len: K rounded up to L, the short last step zero padded, which
+    // changes nothing: zero products never set E), then all-zero steps, which return C except that
+    // an exact zero is +0: only a C that no step has touched can be -0.
+    const std::int64_t k_end = std::min(s1, k_len);
+    if (k_end > s0) kernel(params, e_zero, ops, s0, k_end, st);
+    if (s1 > std::max(k_end, s0))
+      for (int r = 0; r < kRows; ++r)
+        for (int j = 0; j < kLanes; ++j) st.c[r][j] = st.c[r][j] + 0.0f;
+    combine.add(s, st.c);
+  }
+  std::memcpy(out, combine.result(), sizeof(float) * kRows * kLanes);
+  std::memcpy(overflow, st.overflow, sizeof st.overflow);
+}
+
+// The tensor-core path: operands decomposed once, tiles of kRows x kLanes lanes through the lane
+// kernel, threaded over (panel, group of row blocks). A lane with a NaN or Inf operand or initial
+// accumulator, or one that overflowed to Inf, is recomputed by tc_element: the scalar model's bits.
+void emulate_tc(const ReductionPlan& plan, const ForwardProblem& p, TcLaneIsa isa, unsigned threads,
+                std::vector<float>& y) {
+  const TcFdpaParams params = params_of(plan.step.tc);
+  validate_tc_fdpa_params(params);
+  const TcLaneKernel kernel = tc_lane_kernel(isa, params);
+  const std::int32_t e_zero = tc_effective_e_zero(params.e_zero);
+  const std::int64_t k_len = (p.K + params.L - 1) / params.L * params.L;
+  const TcPanels panels = pack_tc_panels(p, k_len, threads);
+  const TcRowsPacked rows = pack_tc_rows(p, k_len, threads);
+  std::vector<char> row_special(static_cast<std::size_t>(p.M)), col_special(static_cast<std::size_t>(p.N));
+  for (std::int64_t m = 0; m < p.M; ++m) row_special[static_cast<std::size_t>(m)] = any_non_finite(p.x_row(m), p.K);
+  const bool bias_initial = plan.bias == BiasPlacement::initial_accumulator && p.bias;
+  for (std::int64_t n = 0; n < p.N; ++n)
+    col_special[static_cast<std::size_t>(n)] =
+        any_non_finite(p.w_row(n), p.K) || (bias_initial && !std::isfinite((*p.bias)[static_cast<std::size_t>(n)]));
+  const std::int64_t row_blocks = (p.M + kRows - 1) / kRows;
+  const std::int64_t groups = (row_blocks + kTcBlocksPerTask - 1) / kTcBlocksPerTask;
+  parallel_for(
+      panels.panels * groups,
+      [&](std::int64_t task) {
+        const std::int64_t panel = task / groups, group = task % groups;
+        const std::int64_t n0 = panel * kLanes;
+        TcTileOperands ops;
+        ops.panel_sig = panels.panel_sig(panel);
+        ops.panel_exp = panels.panel_exp(panel);
+        const std::int64_t rb_end = std::min(row_blocks, (group + 1) * kTcBlocksPerTask);
+        for (std::int64_t rb = group * kTcBlocksPerTask; rb < rb_end; ++rb) {
+          for (int r = 0; r < kRows; ++r) {
+            const std::int64_t m = rb * kRows + r;
+            ops.row_sig[r] = m < p.M ? rows.row_sig(m) : rows.zero_sig();
+            ops.row_exp[r] = m < p.M ? rows.row_exp(m) : rows.zero_exp();
+          }
+          float out[kRows][kLanes];
+          std::int32_t overflow[kRows][kLanes];
+          tc_tile(plan, p, kernel, params, e_zero, ops, k_len, n0, out, overflow);
+          for (int r = 0; r < kRows; ++r) {
+            const std::int64_t m = rb * kRows + r;
+            if (m >= p.M) break;
+            for (int j = 0; j < kLanes; ++j) {
+              const std::int64_t n = n0 + j;
+              if (n >= p.N) break;
+              float v;
+              if (overflow[r][j] || row_special[static_cast<std::size_t>(m)] || col_special[static_cast<std::size_t>(n)]) {
+                v = tc_element(plan, p, m, n);
+              } else {
+                v = out[r][j];
+                if (plan.bias == BiasPlacement::after_chain_add_rn && p.bias) v = v + (*p.bias)[static_cast<std::size_t>(n)];
+              }
+              y[static_cast<std::size_t>(m * p.N + n)] = finish_output(plan, v, p.bf16_output);
+            }
+          }
+        }
+      },
+      threads);
+}
+
 }  // namespace
+
+std::vector<float> emulate_dot_tc_lanes(const ReductionPlan& plan, const ForwardProblem& p, TcLaneIsa isa,
+                                        unsigned threads) {
+  if (Status s = check_dot_problem(plan, p, true); !s.ok()) throw std::invalid_argument("emulate_dot_tc_lanes: " + s.to_string());
+  if (plan.step.kind != StepKind::tc_fdpa) throw std::invalid_argument("emulate_dot_tc_lanes: not a tc_fdpa plan");
+  std::vector<float> y(static_cast<std::size_t>(p.M * p.N));
+  emulate_tc(plan, p, isa, threads, y);
+  return y;
+}
+
+std::vector<float> emulate_dot_tc_per_element(const ReductionPlan& plan, const ForwardProblem& p, unsigned threads) {
+  if (Status s = check_dot_problem(plan, p, true); !s.ok())
+    throw std::invalid_argument("emulate_dot_tc_per_element: " + s.to_string());
+  if (plan.step.kind != StepKind::tc_fdpa) throw std::invalid_argument("emulate_dot_tc_per_element: not a tc_fdpa plan");
+  std::vector<float> y(static_cast<std::size_t>(p.M * p.N));
+  parallel_for(
+      p.M,
+      [&](std::int64_t m) {
+        for (std::int64_t n = 0; n < p.N; ++n)
+          y[static_cast<std::size_t>(m * p.N + n)] = finish_output(plan, tc_element(plan, p, m, n), p.bf16_output);
+      },
+      threads);
+  return y;
+}
 
 float finish_output(const ReductionPlan& plan, float v, bool bf16_output) {
   if (std::isnan(v)) v = float_of(plan.nan_bits.value_or(kCanonicalNaNBits));
@@ -210,32 +344,26 @@ std::vector<float> emulate_dot(const ReductionPlan& plan, const ForwardProblem& 
   if (Status s = check_dot_problem(plan, p, true); !s.ok()) throw std::invalid_argument("emulate_dot: " + s.to_string());
   std::vector<float> y(static_cast<std::size_t>(p.M * p.N));
   if (plan.step.kind == StepKind::tc_fdpa) {
-    parallel_for(
-        p.M,
-        [&](std::int64_t m) {
-          for (std::int64_t n = 0; n < p.N; ++n)
-            y[static_cast<std::size_t>(m * p.N + n)] = finish_output(plan, tc_element(plan, p, m, n), p.bf16_output);
-        },
-        threads);
+    emulate_tc(plan, p, tc_lane_isa_best(), threads, y);
     return y;
   }
   const std::int64_t panels = (p.N + kLanes - 1) / kLanes;
-  const std::int64_t row_blocks = (p.M + kRows - 1) / kRows;
+  const std::int64_t row_blocks = (p.M + kFmaRows - 1) / kFmaRows;
   const std::vector<float> packed = pack_panels(p, panels);
   const std::vector<float> zero_row(static_cast<std::size_t>(std::max<std::int64_t>(p.K, 1)), 0.0f);  // rows past M
   parallel_for(
       row_blocks * panels,
       [&](std::int64_t task) {
         const std::int64_t rb = task / panels, panel = task % panels;
-        const float* rows[kRows];
-        for (int r = 0; r < kRows; ++r) {
-          const std::int64_t m = rb * kRows + r;
+        const float* rows[kFmaRows];
+        for (int r = 0; r < kFmaRows; ++r) {
+          const std::int64_t m = rb * kFmaRows + r;
           rows[r] = m < p.M ? p.x.data() + m * p.K : zero_row.data();
         }
-        float out[kRows][kLanes];
+        float out[kFmaRows][kLanes];
         fma_tile(plan, p, rows, packed.data() + panel * p.K * kLanes, panel * kLanes, out);
-        for (int r = 0; r < kRows; ++r) {
-          const std::int64_t m = rb * kRows + r;
+        for (int r = 0; r < kFmaRows; ++r) {
+          const std::int64_t m = rb * kFmaRows + r;
           if (m >= p.M) break;
           for (int j = 0; j < kLanes; ++j) {
             const std::int64_t n = panel * kLanes + j;

@@ -118,7 +118,8 @@ void add_host_properties(Suite& s, const SuiteOptions& o) {
   PropertySpec superacc;
   superacc.name = "exact.superacc_vs_mpfr";
   superacc.description =
-      "the superaccumulator and MPFR agree exactly, and on the rounded binary32, bfloat16 and binary64 results";
+      "the three exact engines (superaccumulator, MPFR, Boost.Multiprecision) agree exactly, and on the rounded "
+      "binary32, bfloat16 and binary64 results";
   superacc.backend = "oracle";
   superacc.kernel = "host.superaccumulator";
   superacc.contract = "exact";

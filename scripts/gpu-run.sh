@@ -2,7 +2,7 @@
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
-#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -113,6 +113,25 @@ if [[ $steps == *,sanitize,* ]]; then
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -n 6
     done
   fi
+fi
+if [[ $steps == *,host-bench,* ]]; then
+  # The host side of a campaign on this machine's CPU: the emulator's products/s per contract and the
+  # exact engines' ns/term.
+  echo "== host benches (emulator, exact engines) on $(nproc) cores"
+  "$here/ordo_bench_emulator" --json "$out/bench-emulator.json" > "$out/bench-emulator.log" 2>&1 || status=1
+  cat "$out/bench-emulator.log"
+  "$here/ordo_bench_exact" --json "$out/bench-exact.json" > "$out/bench-exact.log" 2>&1 || status=1
+  cat "$out/bench-exact.log"
+fi
+if [[ $steps == *,campaign-rate,* ]]; then
+  # Campaign throughput, one worker: ORDO_RATE_VARIANTS (default a BF16 and an FP32 forward variant), each
+  # for ORDO_RATE_TIME (default 60s), seed 20261203.
+  for v in ${ORDO_RATE_VARIANTS:-sm90.fwd.bf16.wgmma.128x256x64 sm80.fwd.f32.fma.simt.128x128x16}; do
+    echo "== ordo fuzz --kernel $v --time ${ORDO_RATE_TIME:-60s}"
+    "$here/ordo" fuzz --kernel "$v" --time "${ORDO_RATE_TIME:-60s}" --seed 20261203 --quiet --out "$out/rate-$v" \
+      --corpus "$out/rate-corpus" > "$out/rate-$v.log" 2>&1 || status=1
+    tail -n 12 "$out/rate-$v.log"
+  done
 fi
 if [[ $steps == *,verify,* ]]; then
   echo "== ordo verify --level $level"
