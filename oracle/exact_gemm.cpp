@@ -2,31 +2,19 @@
 
 #include <cmath>
 
-#include "oracle/parallel_for.h"
-#include "oracle/superaccumulator.h"
+#include "oracle/exact_dots.h"
 
 namespace ordo::oracle {
 
 ExactForward exact_forward(const ForwardProblem& p, unsigned threads) {
+  // The batched engine: rows decoded once, each output exact and rounded once to both formats.
   ExactForward r;
   r.f32.resize(static_cast<std::size_t>(p.M * p.N));
   r.f64.resize(r.f32.size());
-  parallel_for(
-      p.M,
-      [&](std::int64_t m) {
-        Superaccumulator acc;
-        const float* x = p.x.data() + m * p.K;
-        for (std::int64_t n = 0; n < p.N; ++n) {
-          acc.clear();
-          const float* w = p.w.data() + n * p.K;
-          acc.add_products(x, w, p.K);
-          if (p.bias) acc.add((*p.bias)[static_cast<std::size_t>(n)]);
-          const auto i = static_cast<std::size_t>(m * p.N + n);
-          r.f32[i] = acc.to_float();
-          r.f64[i] = acc.to_double();
-        }
-      },
-      threads);
+  ExactDotsOutput out;
+  out.f32 = r.f32.data();
+  out.f64 = r.f64.data();
+  exact_dots(p.x.data(), p.w.data(), p.bias ? p.bias->data() : nullptr, p.M, p.N, p.K, out, threads);
   return r;
 }
 

@@ -6,9 +6,10 @@
 
 namespace ordo::oracle {
 
-// The exact forward GEMM through the superaccumulator: every output's exact value, rounded once to
-// binary32 and to binary64, threaded over rows on all cores. Fast enough for the seed's shapes
-// (bench/exact_throughput.cpp measures it); MPFR stays the judge that validates it.
+// The exact forward GEMM through the batched exact engine (exact_dots.h, the superaccumulator's policy and
+// bits): every output's exact value, rounded once to binary32 and to binary64, threaded over tiles on all
+// cores. Fast enough for the seed's shapes (bench/exact_throughput.cpp measures it); MPFR stays the judge
+// that validates it.
 struct ExactForward {
   std::vector<float> f32;   // correctly rounded (RNE), [M, N]
   std::vector<double> f64;  // correctly rounded (RNE), [M, N]: for relative errors

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/float_bits.h"
+#include "oracle/dot_kernel.h"
 
 namespace ordo::oracle {
 namespace {
@@ -25,47 +26,6 @@ Decoded decode(float f) {
   if (exp == 0) return {(u >> 31) != 0, frac, -149};
   return {(u >> 31) != 0, frac | 0x800000u, static_cast<int>(exp) - 150};
 }
-
-// True when every value is a normal binary32 (no zero, subnormal, Inf or NaN): then the fast path
-// needs no per-term case analysis. A branch-free reduction the compiler vectorises.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) bool all_normal(const float* v,
-                                                                                              std::int64_t n) {
-  std::uint32_t bad = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t e = (bits_of(v[i]) >> 23) & 0xFFu;
-    bad |= static_cast<std::uint32_t>(e - 1u >= 254u);
-  }
-  return bad == 0;
-}
-
-// For normal operands only: each product's bin (see add_products) and its signed 48-bit significand.
-// Branch-free and vectorised (32x32 -> 64-bit multiplies); the scatter into bins stays scalar.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void decode_normal_products(
-    const float* a, const float* b, int n, std::uint32_t* bin, std::int64_t* value, std::uint32_t* min_bin,
-    std::uint32_t* max_bin) {
-  std::uint32_t lo = *min_bin, hi = *max_bin;
-  for (int i = 0; i < n; ++i) {
-    const std::uint32_t ua = bits_of(a[i]), ub = bits_of(b[i]);
-    const std::uint64_t m = static_cast<std::uint64_t>((ua & 0x7FFFFFu) | 0x800000u) * ((ub & 0x7FFFFFu) | 0x800000u);
-    const std::uint64_t negative = (ua ^ ub) >> 31;
-    bin[i] = ((ua >> 23) & 0xFFu) + ((ub >> 23) & 0xFFu) - 2u;
-    value[i] = static_cast<std::int64_t>((m ^ (0 - negative)) + negative);
-    lo = std::min(lo, bin[i]);
-    hi = std::max(hi, bin[i]);
-  }
-  *min_bin = lo;
-  *max_bin = hi;
-}
-
-constexpr int kBins = 507;  // see add_products
-
-// The exponent bins of add_products, per thread, all zero between calls: only the bins a call used
-// are folded and re-zeroed, so short vectors do not pay for all 507.
-struct BinScratch {
-  std::int64_t even[kBins] = {};
-  std::int64_t odd[kBins] = {};
-};
-thread_local BinScratch bin_scratch;
 
 }  // namespace
 
@@ -130,68 +90,34 @@ void Superaccumulator::add_product(float a, float b) {
 }
 
 void Superaccumulator::add_products(const float* a, const float* b, std::int64_t K) {
-  // Short vectors: folding the bins below costs more than it saves.
-  if (K < 256) {
+  if (K <= 0) return;
+  // The batched engine's kernel (dot_kernel.h): both vectors decoded, the products summed exactly in
+  // 64-bit windows, then each window's three partial sums added here (3 additions per window per block
+  // of 2^15 terms, instead of 3 per term).
+  thread_local dot_kernel::DecodedRows da, db;
+  da.decode(a, 1, K);
+  db.decode(b, 1, K);
+  const dot_kernel::DecodedRow ra = da.row(0), rb = db.row(0);
+  if (ra.special || rb.special) {  // NaN or Inf: the rare per-term path keeps the policy in one place
     for (std::int64_t k = 0; k < K; ++k) add_product(a[k], b[k]);
     return;
   }
-  // A product's lsb exponent is (max(e_a,1) - 150) + (max(e_b,1) - 150) for biased exponents e, so
-  // bin = max(e_a,1) + max(e_b,1) - 2 in [0, 506] is its bit index above 2^-298. Each bin is an int64
-  // of 48-bit significands: 2^15 additions cannot overflow it, then the bins are folded into chunks.
-  constexpr std::int64_t kBlock = 1 << 15;
-  std::int64_t* bins = bin_scratch.even;
-  std::int64_t* odd_bins = bin_scratch.odd;
   any_term_ = true;
-  bool any_nonzero = false, any_positive_zero = false;
-  for (std::int64_t start = 0; start < K; start += kBlock) {
-    std::uint32_t lo = kBins, hi = 0;
-    const std::int64_t end = std::min(K, start + kBlock);
-    if (all_normal(a + start, end - start) && all_normal(b + start, end - start)) {
-      constexpr int kPiece = 512;  // decoded on the stack, then scattered
-      std::uint32_t bin[kPiece];
-      std::int64_t value[kPiece];
-      for (std::int64_t k = start; k < end; k += kPiece) {
-        const int n = static_cast<int>(std::min<std::int64_t>(kPiece, end - k));
-        decode_normal_products(a + k, b + k, n, bin, value, &lo, &hi);
-        // Two bin arrays, even and odd terms: consecutive products with the same exponent (common in
-        // real data) would otherwise chain every read-modify-write on the previous one.
-        int i = 0;
-        for (; i + 1 < n; i += 2) {
-          bins[bin[i]] += value[i];
-          odd_bins[bin[i + 1]] += value[i + 1];
-        }
-        if (i < n) bins[bin[i]] += value[i];
-      }
-      any_nonzero = true;
-    } else {
-      for (std::int64_t k = start; k < end; ++k) {
-        const std::uint32_t ua = bits_of(a[k]), ub = bits_of(b[k]);
-        const std::uint32_t ea = (ua >> 23) & 0xFF, eb = (ub >> 23) & 0xFF;
-        if (ea == 0xFF || eb == 0xFF) {  // NaN or Inf: the rare slow path keeps the policy in one place
-          add_product(a[k], b[k]);
-          continue;
-        }
-        const std::uint64_t ma = (ua & 0x7FFFFFu) | (ea ? 0x800000u : 0u);
-        const std::uint64_t mb = (ub & 0x7FFFFFu) | (eb ? 0x800000u : 0u);
-        const std::uint64_t m = ma * mb;
-        const std::uint64_t negative = (ua ^ ub) >> 31;
-        const std::uint32_t index = (ea ? ea : 1) + (eb ? eb : 1) - 2;
-        bins[index] += static_cast<std::int64_t>((m ^ (0 - negative)) + negative);
-        lo = std::min(lo, index);
-        hi = std::max(hi, index);
-        any_nonzero |= m != 0;
-        any_positive_zero |= (m == 0) & (negative == 0);
-      }
-    }
-    for (int i = static_cast<int>(lo); i <= static_cast<int>(hi); ++i) {
-      const std::int64_t v = bins[i] + odd_bins[i];  // each < 2^14 significands below 2^48: no overflow
-      bins[i] = odd_bins[i] = 0;
-      if (v == 0) continue;
-      const bool negative = v < 0;
-      add_magnitude(negative, negative ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v), i);
+  all_negative_zero_ = all_negative_zero_ && dot_kernel::all_products_negative_zero(a, b, K);
+  const int position = ra.min_exponent + rb.min_exponent;
+  auto add_signed = [&](std::int64_t v, int lsb_index) {
+    const auto u = static_cast<std::uint64_t>(v);
+    if (v != 0) add_magnitude(v < 0, v < 0 ? 0 - u : u, lsb_index);
+  };
+  dot_kernel::WindowSums sums;
+  for (std::int64_t begin = 0; begin < ra.padded_length; begin += dot_kernel::kBlock) {
+    dot_kernel::dot_windows(ra, rb, begin, std::min(ra.padded_length, begin + dot_kernel::kBlock), sums);
+    for (int j = 0; j < sums.windows; ++j) {
+      add_signed(sums.low[j], position + 64 * j);
+      add_signed(sums.mid[j], position + 64 * j + 32);
+      add_signed(sums.high[j], position + 64 * j + 64);
     }
   }
-  if (any_nonzero || any_positive_zero) all_negative_zero_ = false;
 }
 
 void Superaccumulator::add(float v) {

@@ -27,7 +27,7 @@ class Superaccumulator {
   Superaccumulator() { clear(); }
   void clear();
   void add_product(float a, float b);  // exact a * b
-  // exact sum_k a[k] * b[k]: the fast path for long vectors (products binned by exponent first)
+  // exact sum_k a[k] * b[k]: the fast path (the batched engine's kernel, exact_dots.h), for any K
   void add_products(const float* a, const float* b, std::int64_t K);
   void add(float v);                   // exact v
 
