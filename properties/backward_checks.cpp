@@ -1,9 +1,12 @@
 #include "properties/backward_checks.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "core/float_bits.h"
 #include "core/logical_keys.h"
 #include "oracle/backward_emulator.h"
 #include "properties/backward_case.h"
@@ -85,6 +88,50 @@ CheckResult check_dw_equals_reference(BackwardSubject& subject, const ForwardCas
   const BackwardWeightRun got = subject.weight({p});
   if (!got.status.ok()) return refused(subject, got.status, describe(p));
   return compare(got.result, oracle::reference_backward_weight(p, plan), subject.name(), "scalar reference", describe(p));
+}
+
+CheckResult check_dw_refuses_invalid_keys(BackwardSubject& subject, BackwardSubject& reference, const ForwardCase& c) {
+  BackwardWeightProblem p = always_keyed_problem(c);
+  Rng rng(c.seed ^ 0x6b657931ull);
+  std::string what;
+  StatusCode expected = StatusCode::duplicate_key;
+  if (rng.coin(2)) {
+    // Row j takes row i's key; a single row is duplicated whole.
+    if (p.T < 2) p = select_rows(p, {0, 0});
+    const auto i = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.T));
+    auto j = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.T - 1));
+    if (j >= i) ++j;
+    const std::int64_t width = p.keys->width;
+    std::copy_n(p.keys->values.begin() + i * width, width, p.keys->values.begin() + j * width);
+    what = "rows " + std::to_string(i) + " and " + std::to_string(j) + " share a key";
+  } else {
+    expected = StatusCode::padding_gradient_nonzero;
+    p = with_padding(p, 1 + static_cast<std::int64_t>(rng.next() % 3), c.seed ^ 0x70616432ull);
+    std::int64_t t = 0;
+    while (!p.keys->view().is_padding(t)) ++t;
+    // The smallest subnormal of the operand type: a BF16 contract takes bfloat16 gradients only.
+    const float tiny = -std::ldexp(1.0f, p.bf16_operands ? -133 : -149);
+    const float nonzero[] = {1.0f, tiny, std::numeric_limits<float>::quiet_NaN()};
+    const float g = nonzero[rng.next() % 3];
+    p.g[static_cast<std::size_t>(t * p.N + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N)))] = g;
+    what = "padding row " + std::to_string(t) + " has a gradient " + describe_float(g);
+  }
+  // The reference must refuse the problem for the reason it was built for: any other refusal (a gradient
+  // that is no bfloat16 under a BF16 contract, say) means the harness built the wrong problem.
+  const BackwardWeightRun want = reference.weight({p});
+  if (want.status.code != expected)
+    return CheckResult::error(reference.name() + " answered " + std::string(status_code_name(want.status.code)) + " to " +
+                              describe(p) + ", " + what + ": not " + std::string(status_code_name(expected)));
+  const BackwardWeightRun got = subject.weight({p});
+  if (got.status.code == want.status.code) {
+    CheckResult r;
+    r.elements = 1;
+    return r;
+  }
+  return CheckResult::failure(describe(p) + ", " + what + ": " + subject.name() + " " +
+                              (got.status.ok() ? std::string("accepted the call")
+                                               : "refused it with " + std::string(status_code_name(got.status.code))) +
+                              ", the contract refuses it with " + std::string(status_code_name(want.status.code)));
 }
 
 CheckResult check_dw_permutation_invariance(BackwardSubject& subject, const ForwardCase& c) {

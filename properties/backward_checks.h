@@ -20,6 +20,13 @@ CheckResult check_dw_equals_reference(BackwardSubject& subject, const ForwardCas
 // order), 2 or 3 in random row order and, with keys, 0-5 padding rows anywhere (by the case's seed).
 CheckResult check_dw_equal(BackwardSubject& subject, BackwardSubject& reference, const ForwardCase& c);
 
+// Keys the contract refuses (ascending-key row order): two active rows with one key, or a padding row
+// whose gradient is not +-0 (1, the operand type's smallest subnormal or NaN: a sloppy zero test passes one of
+// them). The
+// subject must refuse the call with the status code the reference gives (duplicate_key,
+// padding_gradient_nonzero); accepting it, or refusing with another code, fails.
+CheckResult check_dw_refuses_invalid_keys(BackwardSubject& subject, BackwardSubject& reference, const ForwardCase& c);
+
 // The subject's dW and db do not change when the rows of (X, G, keys) are permuted jointly and
 // padding rows (zero gradient, NaN/Inf inputs) are inserted anywhere.
 CheckResult check_dw_permutation_invariance(BackwardSubject& subject, const ForwardCase& c);

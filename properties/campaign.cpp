@@ -246,7 +246,8 @@ json run_to_json(const PropertyRun& r) {
   json failures = json::array();
   for (const FailureRecord& f : r.failures)
     failures.push_back({{"reproduce", f.reproduce}, {"detail", f.detail}, {"original", f.original},
-                        {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}, {"case_index", f.case_index}});
+                        {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}, {"case_index", f.case_index},
+                        {"family", f.family}});
   return {{"cases", r.cases}, {"failed", r.failed}, {"tool_errors", r.tool_errors}, {"elements", r.elements},
           {"overflowed", r.overflowed}, {"nonfinite_inputs", r.nonfinite_inputs}, {"skipped", r.skipped},
           {"requested", r.requested}, {"skip_reason", r.skip_reason}, {"max_error_over_bound", r.max_error_over_bound},
@@ -275,7 +276,8 @@ void run_from_json(const json& j, PropertyRun& r) {
   for (const json& f : j.at("failures"))
     r.failures.push_back({f.at("reproduce").get<std::string>(), f.at("detail").get<std::string>(),
                           f.at("original").get<std::string>(), f.at("minimised").get<std::string>(),
-                          f.at("shrink_steps").get<int>(), f.at("case_index").get<std::int64_t>()});
+                          f.at("shrink_steps").get<int>(), f.at("case_index").get<std::int64_t>(),
+                          f.value("family", std::string())});
   r.seconds = j.at("seconds").get<double>();
 }
 

@@ -71,6 +71,32 @@ void impose_negative_zero(ForwardProblem& p, Rng& rng) {
   if (rng.coin(4)) p.x[rng.next() % p.x.size()] = 0.0f;
 }
 
+// Output (0, 0) is made a binary32 rounding tie, 2^e (1 + (2j+1) 2^-24), or, one time in two, that tie
+// plus or minus 2^(e-60), a sticky term below binary64's last bit, so that rounding the exact value once
+// and rounding it through binary64 differ: three products of row 0 of X and row 0 of W at random k, the
+// other products of that pair zero (W's other entries +0), no bias. The family's random values make ties
+// by chance only, and rarely beside a sticky term (a double-rounding read-out survived 1,700 cases).
+void impose_near_tie(ForwardProblem& p, Rng& rng) {
+  if (p.K < 3) return;
+  const int e = rng.in_range(-20, 20);
+  const float odd = static_cast<float>(2 * rng.in_range(0, 3) + 1);
+  const float terms[3] = {std::ldexp(1.0f, e), std::ldexp(odd, e - 24),
+                          rng.coin(2) ? 0.0f : (rng.coin(2) ? 1.0f : -1.0f) * std::ldexp(1.0f, e - 60)};
+  for (std::int64_t k = 0; k < p.K; ++k) p.w[static_cast<std::size_t>(k)] = 0.0f;
+  std::int64_t at[3];
+  for (int i = 0; i < 3; ++i) {
+    bool taken;
+    do {
+      at[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.K));
+      taken = false;
+      for (int j = 0; j < i; ++j) taken = taken || at[j] == at[i];
+    } while (taken);
+    p.x[static_cast<std::size_t>(at[i])] = terms[i];
+    p.w[static_cast<std::size_t>(at[i])] = 1.0f;
+  }
+  if (p.bias) (*p.bias)[0] = 0.0f;
+}
+
 }  // namespace
 
 ForwardProblem ForwardCase::materialize() const {
@@ -92,6 +118,7 @@ ForwardProblem ForwardCase::materialize() const {
   if (family == ValueFamily::swamping) impose_swamping(p, rng);
   if (family == ValueFamily::gendot) impose_gendot(p, rng);
   if (family == ValueFamily::negative_zero) impose_negative_zero(p, rng);
+  if (family == ValueFamily::ties) impose_near_tie(p, rng);
   if (bf16_operands) {
     for (float& v : p.x) v = oracle::round_to_bf16(v);
     for (float& v : p.w) v = oracle::round_to_bf16(v);

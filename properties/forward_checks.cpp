@@ -81,6 +81,10 @@ CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& referen
 }
 
 CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c) {
+  return check_within_error_bound(subject, c, &oracle::judge_plan_element);
+}
+
+CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c, const ElementJudge& judge) {
   const ForwardProblem p = c.materialize();
   BackendResult got = run(subject, p);
   if (!got.status.ok()) return backend_error(subject, got.status);
@@ -95,8 +99,8 @@ CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase&
   double max_ratio = 0;
   oracle::parallel_for(p.M * p.N, [&](std::int64_t i) {
     const std::int64_t m = i / p.N, n = i % p.N;
-    const oracle::ElementVerdict v = oracle::judge_plan_element(plan, p.x_row(m), p.w_row(n), p.K, p.bias_at(n),
-                                                                got.y[static_cast<std::size_t>(i)], p.bf16_output);
+    const oracle::ElementVerdict v =
+        judge(plan, p.x_row(m), p.w_row(n), p.K, p.bias_at(n), got.y[static_cast<std::size_t>(i)], p.bf16_output);
     if (v.klass == oracle::ElementClass::overflowed) ++overflowed;
     if (v.klass == oracle::ElementClass::nonfinite_input) ++nonfinite;
     if (v.klass != oracle::ElementClass::finite) return;

@@ -1,9 +1,12 @@
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <optional>
 
 #include "subjects/forward_subject.h"
 #include "properties/check_result.h"
 #include "properties/forward_case.h"
+#include "oracle/exact_forward.h"
 
 namespace ordo::properties {
 
@@ -16,6 +19,12 @@ CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& referen
 // Every element of subject's output is within the a-priori error bound of its contract's plan
 // (oracle/plan_error_bound.h) of the exact (MPFR) result; reports the tightness (error / bound).
 CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c);
+// The same with another judge of each element than oracle::judge_plan_element (the self-test plants a
+// defect in the bound through it).
+using ElementJudge = std::function<oracle::ElementVerdict(const ReductionPlan& plan, const float* a, const float* b,
+                                                          std::int64_t K, std::optional<float> bias, float candidate,
+                                                          bool bf16_output)>;
+CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c, const ElementJudge& judge);
 
 // Row 0 of the case computed alone (M = 1) equals the same row inside a batch of `batch_rows` rows
 // placed first, last and at a random position; the other rows come from the same value family.

@@ -201,11 +201,13 @@ CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::i
   if (out.r.tool_error) {
     out.failure = FailureRecord{reproduce_command(spec, options, index), "tool error: " + out.r.detail, out.c.summary(), "", 0};
     out.failure->case_index = index;
+    out.failure->family = family_name(out.c.family);
   } else if (!out.r.passed) {
     FailureRecord f;
     f.reproduce = reproduce_command(spec, options, index);
     f.original = out.c.summary();
     f.case_index = index;
+    f.family = family_name(out.c.family);
     int budget = options.shrink_budget;
     ForwardCase minimal = shrink_failure(spec, shrinkable, budget, f.shrink_steps);
     minimal = shrink_dimensions(spec, minimal, budget, f.shrink_steps);

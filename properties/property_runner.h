@@ -43,6 +43,7 @@ struct FailureRecord {
   std::string minimised;  // the case after shrinking (and value simplification)
   int shrink_steps = 0;
   std::int64_t case_index = -1;  // which case of the property's stream it was
+  std::string family{};          // the value family of the case ("" in reports written before it was recorded)
 };
 
 struct PropertyRun {

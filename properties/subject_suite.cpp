@@ -57,7 +57,7 @@ void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const 
   const auto gen = gen_forward_case(limits, all, options);
   const bool l2 = o.level >= 2;
 
-  if (t.is_mutant) {
+  if (t.is_mutant && !o.mutants_get_full_suite) {
     // Self-test: the subject claims the contract and breaks it; the bitwise property must catch it.
     const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};
     s.properties.push_back(spec_for(t, "selftest.mutant_caught",
@@ -117,7 +117,7 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
                        : ShapeLimits{.max_m = 256, .max_n = 256, .max_k = 1024, .max_volume = std::int64_t{1} << 18};
   const auto gen = gen_forward_case(limits, all, bf16);
   const bool data = t.contract.kind == ContractKind::backward_data;
-  if (t.is_mutant) {
+  if (t.is_mutant && !o.mutants_get_full_suite) {
     const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};
     s.properties.push_back(spec_for(
         t, "selftest.mutant_caught",
@@ -145,6 +145,13 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
       "dW and db of the subject == the emulator's, bit for bit: keys of width 0, 2 or 3 in random order, padding rows",
       PropertyKind::bitwise, bitwise, gen,
       [subject, emulator](const ForwardCase& c) { return check_dw_equal(*subject, *emulator, c); }, o));
+  if (t.contract.plan.row_order == RowOrder::ascending_logical_key)
+    s.properties.push_back(spec_for(
+        t, "backward.dw_kernel_refuses_invalid_keys",
+        "keys the contract refuses (two active rows with one key; a padding row with a gradient of 1, a subnormal or "
+        "NaN) get the status code the emulator gives",
+        PropertyKind::bitwise, other, gen,
+        [subject, emulator](const ForwardCase& c) { return check_dw_refuses_invalid_keys(*subject, *emulator, c); }, o));
   if (t.contract.plan.row_order == RowOrder::ascending_logical_key)
     s.properties.push_back(spec_for(
         t, "backward.dw_kernel_permutation_invariance",

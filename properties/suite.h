@@ -26,6 +26,9 @@ struct SuiteOptions {
   std::string gpu_absent_reason = "no GPU";
   std::vector<Contract> contracts;  // contracts whose host properties run (empty: none)
   bool exact_engines = true;        // the exact-oracle self-checks
+  // A mutant subject gets every property a production subject of its traits gets (each expecting a
+  // failure), not only selftest.mutant_caught: `ordo selftest` proves that the suite itself kills it.
+  bool mutants_get_full_suite = false;
 };
 
 // Subjects and their reference emulators live as long as the suite that refers to them.
@@ -41,6 +44,12 @@ std::vector<Contract> builtin_contracts();
 void add_host_properties(Suite& suite, const SuiteOptions& options);
 void add_forward_subject(Suite& suite, std::unique_ptr<ForwardSubject> subject, const SuiteOptions& options);
 void add_backward_subject(Suite& suite, std::unique_ptr<BackwardSubject> subject, const SuiteOptions& options);
+// The host properties of one forward contract (add_host_properties' rows) run on `emulator`, an emulator
+// of that contract other than ordo's own (the self-test's emulator mutants), against ordo's plain scalar
+// reference, its bound and its invariances, and against the bits GPUs recorded for the contract in
+// `golden_dir` (corpus/golden; none when empty or absent).
+void add_emulator_subject(Suite& suite, std::unique_ptr<ForwardSubject> emulator, const SuiteOptions& options,
+                          const std::string& golden_dir);
 
 ShapeLimits host_shape_limits();
 ShapeLimits gpu_shape_limits(int level);

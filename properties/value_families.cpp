@@ -80,7 +80,8 @@ float sample_value(ValueFamily f, Rng& rng) {
     case ValueFamily::order_2m24:
       return pick(rng, {1.0f, -1.0f, u, -u, 2 * u, 1.5f * u, 0.0f, 0.5f, -0.5f, 2.0f, 1.0f + 2 * u, -(1.0f + 2 * u)});
     case ValueFamily::ties:
-      return pick(rng, {1.0f, 1.0f, 1.0f, u, 3 * u, u / 2, std::ldexp(1.0f, -48), 1.0f + 2 * u, -u, 0.5f, 1.5f});
+      return pick(rng, {1.0f, 1.0f, 1.0f, u, 3 * u, u / 2, std::ldexp(1.0f, -48), 1.0f + 2 * u, -u, 0.5f, 1.5f,
+                        std::ldexp(1.0f, -60), -std::ldexp(1.0f, -60)});
     case ValueFamily::cancellation:
       return normal_in(rng, -20, 20);
     case ValueFamily::swamping:

@@ -13,7 +13,9 @@ enum class ValueFamily {
   uniform,        // |v| in [2^-8, 1), random significand: the everyday case
   wide_exponent,  // exponents over +-60: products span 2^-120..2^120, partial sums swamp each other
   order_2m24,     // 1, -1, 2^-24 and friends: an FMA chain gives 0 in one order, 2^-24 in another
-  ties,           // sums landing exactly on rounding ties (1 + 2^-24, 1 + 3*2^-24, 2^-24 + 2^-48)
+  ties,           // sums landing exactly on rounding ties (1 + 2^-24, 1 + 3*2^-24, 2^-24 + 2^-48), and just
+                  // beside them by +-2^-60, below binary64's last bit (rounding once then differs from
+                  // rounding through binary64); output (0, 0) is always such a sum (forward_case.cpp)
   cancellation,   // column pairs whose products cancel exactly, leaving a small remainder
   swamping,       // one large leading term, then long runs of terms near its half-ulp
   subnormal,      // subnormal operands and products that underflow binary32

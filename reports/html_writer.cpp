@@ -170,6 +170,27 @@ void tightness_table(std::ostringstream& h, const ReportSummary& s) {
   h << "</table>\n";
 }
 
+// The rows of deliberately broken subjects, one per mutant: what killed it and what the kill cost.
+void selftest_section(std::ostringstream& h, const Report& r, const ReportSummary& s) {
+  h << "<section id=\"selftest\">\n<h2>Self-test</h2>\n<p id=\"selftest-summary\" data-killed=\"" << s.selftest.killed
+    << "\" data-mutants=\"" << s.selftest.mutants << "\">" << escape(selftest_line(s)) << "</p>\n"
+    << "<table id=\"selftest-table\"><tr><th>mutant</th><th>backend</th><th>outcome</th><th>killed by</th><th>value "
+       "family</th><th>cases</th><th>seconds</th></tr>\n";
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const auto& run = r.results[i].run;
+    if (!run.expect_failure) continue;
+    const bool killed = run.verdict() == properties::Verdict::pass;
+    const std::string family = killed && !run.failures.empty() ? run.failures[0].family : "";
+    h << "<tr data-row=\"" << i << "\" data-kernel=\"" << escape(run.kernel) << "\" data-verdict=\""
+      << r.results[i].verdict() << "\">" << text_cell("kernel", run.kernel, true) << text_cell("backend", run.backend)
+      << text_cell("verdict", std::string(properties::mutant_outcome(run.verdict())))
+      << text_cell("property", killed ? run.name : "-")
+      << text_cell("failures[0].family", family.empty() ? "-" : family) << num_cell("cases", std::to_string(run.cases))
+      << num_cell("seconds", format_value(run.seconds)) << "</tr>\n";
+  }
+  h << "</table>\n</section>\n";
+}
+
 std::string code_list(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& i : items) out += (out.empty() ? "<code>" : ", <code>") + escape(i) + "</code>";
@@ -200,6 +221,8 @@ std::string to_html(const Report& r) {
   count_table(h, "cases-by-shape", "shape class", s.shape_cases, "shape_classes");
   h << "</div>\n";
   h << cases_figure(s) << "</section>\n";
+
+  if (s.selftest.mutants > 0) selftest_section(h, r, s);
 
   h << "<section id=\"results\">\n<h2>Results</h2>\n";
   results_table(h, r);

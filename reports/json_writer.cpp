@@ -60,9 +60,13 @@ nlohmann::json to_json(const Report& r) {
   for (const ResultRow& row : r.results) {
     const properties::PropertyRun& run = row.run;
     json failures = json::array();
-    for (const properties::FailureRecord& f : run.failures)
-      failures.push_back({{"reproduce", f.reproduce}, {"detail", f.detail}, {"original", f.original},
-                          {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}});
+    for (const properties::FailureRecord& f : run.failures) {
+      json failure = {{"reproduce", f.reproduce}, {"detail", f.detail}, {"original", f.original},
+                      {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}};
+      // The value family of the failing case; absent where unknown (a file check, an older report read back).
+      if (!f.family.empty()) failure["family"] = f.family;
+      failures.push_back(std::move(failure));
+    }
     json families = json::object();
     for (const auto& [name, count] : run.families) families[name] = count;
     json tightness = json::object();

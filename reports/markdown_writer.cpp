@@ -124,8 +124,22 @@ ReportSummary summarize(const Report& r) {
       if (seed_in(f.reproduce, &seed) && seen_seeds.insert(seed).second) s.seeds.push_back(seed);
     }
   }
+  std::vector<properties::PropertyRun> runs;
+  for (const ResultRow& row : r.results) runs.push_back(row.run);
+  s.selftest = properties::summarize_selftest(runs);
   s.headline = headline(r, s);
   return s;
+}
+
+std::string selftest_line(const ReportSummary& s) {
+  const properties::SelftestSummary& t = s.selftest;
+  std::ostringstream l;
+  l << t.mutants << (t.mutants == 1 ? " mutant: " : " mutants: ") << t.killed << " killed, " << t.survived
+    << " survived, " << t.not_run << " not run, " << t.tool_errors << " could not be checked";
+  if (t.kill_rate) l << "; kill rate " << svg::format_value(100 * *t.kill_rate) << "% of those that ran";
+  if (t.median_cases_to_kill)
+    l << "; cases to kill: median " << svg::format_value(*t.median_cases_to_kill) << ", maximum " << t.max_cases_to_kill;
+  return l.str();
 }
 
 std::vector<ProvenanceItem> provenance(const Report& r, const ReportSummary& s) {
@@ -185,6 +199,21 @@ std::string to_markdown(const Report& r) {
     for (const auto& [name, n] : s.family_cases) md << "| " << cell(name) << " | " << n << " |\n";
     md << "\n| cases per shape class | cases |\n| --- | ---: |\n";
     for (const auto& [name, n] : s.shape_cases) md << "| " << cell(name) << " | " << n << " |\n";
+  }
+
+  if (s.selftest.mutants > 0) {
+    // One row per deliberately broken subject: the cost of each kill.
+    md << "\n### Self-test\n\n" << selftest_line(s) << "\n\n| mutant | backend | outcome | killed by | value family | "
+          "cases | seconds |\n| --- | --- | --- | --- | --- | ---: | ---: |\n";
+    for (const ResultRow& row : r.results) {
+      const auto& run = row.run;
+      if (!run.expect_failure) continue;
+      const bool killed = run.verdict() == properties::Verdict::pass;
+      md << "| `" << cell(run.kernel) << "` | " << cell(run.backend) << " | " << properties::mutant_outcome(run.verdict()) << " | "
+         << (killed ? cell(run.name) : "-") << " | "
+         << (killed && !run.failures.empty() && !run.failures[0].family.empty() ? cell(run.failures[0].family) : "-")
+         << " | " << run.cases << " | " << svg::format_value(run.seconds) << " |\n";
+    }
   }
 
   md << "\n### Results\n\n| property | subject | contract | backend | verdict | cases | failed | skipped | elements | "

@@ -11,6 +11,7 @@
 #include "core/build_info.h"
 #include "core/environment.h"
 #include "properties/property_runner.h"
+#include "properties/selftest_summary.h"
 
 namespace ordo::reports {
 
@@ -75,10 +76,14 @@ struct ReportSummary {
   std::map<std::string, std::map<std::string, double>> tightness;  // contract -> family -> max error/bound
   std::vector<std::uint64_t> seeds;   // the report's, then any other that a reproduce command names
   std::vector<std::string> commands;  // the report's command, then every failure's reproduce
+  properties::SelftestSummary selftest;  // over the rows of deliberately broken subjects (none: mutants == 0)
 };
 ReportSummary summarize(const Report& r);
 // "4 failed (all in self-tests, whose broken subjects must fail)"
 std::string failed_cases_text(const ReportSummary& s);
+// "31 mutants: 30 killed, 0 survived, 1 not run, 0 could not be checked; kill rate 100% of those that ran;
+// cases to kill: median 1, maximum 32"
+std::string selftest_line(const ReportSummary& s);
 
 // One line of provenance: what it is, its value, and the JSON field it comes from.
 struct ProvenanceItem {

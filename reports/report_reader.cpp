@@ -191,6 +191,7 @@ properties::FailureRecord read_failure(const Fields& f) {
   r.original = f.string("original");
   r.minimised = f.string("minimised");
   r.shrink_steps = f.small_integer("shrink_steps");
+  r.family = f.string("family", Need::optional);  // recorded since the self-test
   return r;
 }
 

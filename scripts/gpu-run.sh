@@ -2,7 +2,7 @@
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
-#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -132,6 +132,12 @@ if [[ $steps == *,campaign-rate,* ]]; then
       --corpus "$out/rate-corpus" > "$out/rate-$v.log" 2>&1 || status=1
     tail -n 12 "$out/rate-$v.log"
   done
+fi
+if [[ $steps == *,selftest,* ]]; then
+  # The self-test's GPU mutants (README: Self-test): every one must be killed (exit 0).
+  echo "== ordo selftest --gpu"
+  "$here/ordo" selftest --gpu --quiet --out "$out/selftest" > "$out/selftest.log" 2>&1 || status=1
+  tail -n 6 "$out/selftest.log"
 fi
 if [[ $steps == *,verify,* ]]; then
   echo "== ordo verify --level $level"

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -6,6 +7,8 @@
 #include "core/backward_problem.h"
 #include "core/contract.h"
 #include "core/status.h"
+#include "core/variant.h"
+#include "kernels/backward_api.h"
 #include "subjects/forward_subject.h"
 #include "subjects/subject_traits.h"
 
@@ -39,5 +42,9 @@ class BackwardSubject {
 std::unique_ptr<BackwardSubject> make_backward_emulator_subject(const Contract& contract);
 // A registered backward CUDA variant, run on the current device.
 std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id);
+// A dW/db CUDA variant of another registry (the self-test's mutants): traits from `variant`, each call
+// through `call`, on the current device.
+using BackwardWeightCall = std::function<Status(const kernels::BackwardWeightArgs&)>;
+std::unique_ptr<BackwardSubject> make_backward_weight_cuda_subject(const KernelVariant& variant, BackwardWeightCall call);
 
 }  // namespace ordo

@@ -87,7 +87,10 @@ class BackwardCudaSubject final : public BackwardSubject {
     if (!v) throw std::invalid_argument("unknown backward variant " + variant_id_);
     traits_ = traits_of_variant(*v);
     operand_dtype_ = v->operand_dtype;
+    weight_call_ = [id = variant_id_](const kernels::BackwardWeightArgs& a) { return kernels::backward_weight(id, a); };
   }
+  BackwardCudaSubject(const KernelVariant& v, BackwardWeightCall call)
+      : variant_id_(v.id), traits_(traits_of_variant(v)), operand_dtype_(v.operand_dtype), weight_call_(std::move(call)) {}
   const SubjectTraits& traits() const override { return traits_; }
 
   BackendResult data(const BackwardDataProblem& p) override {
@@ -140,7 +143,7 @@ class BackwardCudaSubject final : public BackwardSubject {
       a.dw = {ddw.get(), DType::f32, N, K};
       if (with_db) a.db = {ddb.get(), DType::f32, 1, N};
       a.accumulate = i > 0;
-      if (Status s = kernels::backward_weight(variant_id_, a); !s.ok()) return {s, {}};
+      if (Status s = weight_call_(a); !s.ok()) return {s, {}};
       if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     }
     BackwardWeightRun r;
@@ -159,6 +162,7 @@ class BackwardCudaSubject final : public BackwardSubject {
   std::string variant_id_;
   SubjectTraits traits_;
   DType operand_dtype_ = DType::f32;
+  BackwardWeightCall weight_call_;
 };
 
 }  // namespace
@@ -168,6 +172,9 @@ std::unique_ptr<BackwardSubject> make_backward_emulator_subject(const Contract& 
 }
 std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id) {
   return std::make_unique<BackwardCudaSubject>(variant_id);
+}
+std::unique_ptr<BackwardSubject> make_backward_weight_cuda_subject(const KernelVariant& variant, BackwardWeightCall call) {
+  return std::make_unique<BackwardCudaSubject>(variant, std::move(call));
 }
 
 }  // namespace ordo

@@ -26,7 +26,10 @@ class CudaForwardSubject final : public ForwardSubject {
     if (!v) throw std::invalid_argument("unknown kernel variant " + variant_id_);
     traits_ = traits_of_variant(*v);
     operand_dtype_ = v->operand_dtype;
+    call_ = [id = variant_id_](const kernels::ForwardArgs& a) { return kernels::forward(id, a); };
   }
+  CudaForwardSubject(const KernelVariant& v, ForwardCall call)
+      : variant_id_(v.id), traits_(traits_of_variant(v)), operand_dtype_(v.operand_dtype), call_(std::move(call)) {}
   const SubjectTraits& traits() const override { return traits_; }
   std::vector<FailClosedOutcome> fail_closed_scenarios() override {
     FailClosedTarget target{traits_, true, [](const std::string& variant, const kernels::ForwardArgs& a) {
@@ -64,7 +67,7 @@ class CudaForwardSubject final : public ForwardSubject {
     a.y_dtype = p.bf16_output ? DType::bf16 : DType::f32;
     a.y_rows = p.M;
     a.y_cols = p.N;
-    Status s = kernels::forward(variant_id_, a);
+    Status s = call_(a);
     if (!s.ok()) return {s, {}};
     if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     BackendResult r;
@@ -83,12 +86,16 @@ class CudaForwardSubject final : public ForwardSubject {
   std::string variant_id_;
   SubjectTraits traits_;
   DType operand_dtype_ = DType::f32;
+  ForwardCall call_;
 };
 
 }  // namespace
 
 std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id) {
   return std::make_unique<CudaForwardSubject>(variant_id);
+}
+std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const KernelVariant& variant, ForwardCall call) {
+  return std::make_unique<CudaForwardSubject>(variant, std::move(call));
 }
 
 }  // namespace ordo

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -6,6 +7,8 @@
 #include "core/contract.h"
 #include "core/problem.h"
 #include "core/status.h"
+#include "core/variant.h"
+#include "kernels/forward_api.h"
 #include "subjects/fail_closed.h"
 #include "subjects/subject_traits.h"
 
@@ -39,5 +42,9 @@ std::unique_ptr<ForwardSubject> make_scalar_reference_subject(const Contract& co
 // A registered CUDA variant (kernels/), run on the current device. Throws std::invalid_argument for an
 // unknown id.
 std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id);
+// A CUDA variant of another registry (the self-test's mutants, kernels/mutants/mutant_registry.h): its
+// traits from `variant`, each call through `call` (validate, then launch), on the current device.
+using ForwardCall = std::function<Status(const kernels::ForwardArgs&)>;
+std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const KernelVariant& variant, ForwardCall call);
 
 }  // namespace ordo

@@ -15,5 +15,6 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
 void register_report(CLI::App& app, int& exit_code);
 void register_replay(CLI::App& app, int& exit_code, const std::string& command_line);
 void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_line);
+void register_selftest(CLI::App& app, int& exit_code, const std::string& command_line);
 
 }  // namespace ordo::tools

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   ordo::tools::register_report(app, exit_code);
   ordo::tools::register_replay(app, exit_code, command_line);
   ordo::tools::register_fuzz(app, exit_code, command_line);
+  ordo::tools::register_selftest(app, exit_code, command_line);
   // An unknown command gets its name back and the nearest commands, not only "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;

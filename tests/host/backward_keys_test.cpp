@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "backward_test_support.h"
+#include "properties/backward_checks.h"
 #include "core/float_bits.h"
 #include "core/logical_keys.h"
 
@@ -195,6 +196,24 @@ RC_GTEST_PROP(BackwardKeys, DuplicateKeysAreRefused, ()) {
   RC_ASSERT(r.status.code == StatusCode::duplicate_key);
   const std::string rows = "rows " + std::to_string(std::min(from, to)) + " and " + std::to_string(std::max(from, to));
   RC_ASSERT(r.status.message.find(rows) != std::string::npos);
+}
+
+// backward.dw_kernel_refuses_invalid_keys against the emulator itself, for every dW contract: every
+// generated problem is one the contract refuses, and a subject that refuses as the emulator does passes
+// (a BF16 problem must stay BF16: a padding gradient that is no bfloat16 would be refused as wrong_dtype).
+TEST(BackwardKeys, TheInvalidKeysPropertyHoldsForTheEmulatorOfEveryDwContract) {
+  for (const Contract* c : {&contract_bwd_dw_f32_fma_chain(), &contract_bwd_dw_bf16_tc_fdpa_sm80(),
+                            &contract_bwd_dw_bf16_tc_fdpa_sm90()}) {
+    const auto subject = make_backward_emulator_subject(*c);
+    const auto reference = make_backward_emulator_subject(*c);
+    rc::Random root(20261202);
+    const auto gen = gen_backward_case(*c, dw_limits());
+    for (int i = 0; i < 300; ++i) {
+      const ForwardCase fc = gen(root.split(), rc::kNominalSize).value();
+      const properties::CheckResult r = properties::check_dw_refuses_invalid_keys(*subject, *reference, fc);
+      ASSERT_TRUE(r.passed && !r.tool_error) << c->id << " " << fc.summary() << ": " << r.detail;
+    }
+  }
 }
 
 RC_GTEST_PROP(BackwardKeys, KeysOfTheWrongShapeAreRefused, ()) {

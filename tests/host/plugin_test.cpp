@@ -61,8 +61,9 @@ TEST(Plugins, TheCorrectPluginPassesEveryPropertyItsTraitsSelect) {
                             << (r.failures.empty() ? "" : ": " + r.failures[0].detail);
     ++ran;
   }
-  // forward: bitwise, batch, shard, bound, fail-closed; dX: bitwise; dW: bitwise, permutation, shard, microbatches
-  EXPECT_EQ(ran, 10);
+  // forward: bitwise, batch, shard, bound, fail-closed; dX: bitwise; dW: bitwise, refused keys, permutation, shard,
+  // microbatches
+  EXPECT_EQ(ran, 11);
 }
 
 TEST(Plugins, AnOrderThatSwitchesAtABatchSizeIsCaught) {
