@@ -1,33 +1,13 @@
 #include "properties/engine_checks.h"
 
-#include <bit>
-#include <cmath>
 #include <sstream>
 
 #include "core/float_bits.h"
 #include "oracle/exact_dot_mpfr.h"
 #include "oracle/mpfr_value.h"
+#include "properties/exact_compare.h"
 
 namespace ordo::properties {
-namespace {
-
-bool same_exact_value(mpfr_srcptr a, mpfr_srcptr b) {
-  if (mpfr_nan_p(a) || mpfr_nan_p(b)) return mpfr_nan_p(a) && mpfr_nan_p(b);
-  return mpfr_equal_p(a, b) && mpfr_signbit(a) == mpfr_signbit(b);
-}
-
-std::uint64_t double_bits(double d) { return std::isnan(d) ? 0x7FF8000000000000ull : std::bit_cast<std::uint64_t>(d); }
-
-std::string exact_text(mpfr_srcptr v) {
-  if (mpfr_nan_p(v)) return "NaN";
-  char* s = nullptr;
-  mpfr_asprintf(&s, "%Ra", v);
-  std::string text(s);
-  mpfr_free_str(s);
-  return text;
-}
-
-}  // namespace
 
 CheckResult check_engine_equals_mpfr(ExactEngine& engine, const ForwardCase& c) {
   const ForwardProblem p = c.materialize();

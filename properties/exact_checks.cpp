@@ -10,31 +10,16 @@
 #include "oracle/exact_dot_mpfr.h"
 #include "oracle/mpfr_value.h"
 #include "oracle/superaccumulator.h"
+#include "properties/exact_compare.h"
 
 namespace ordo::properties {
 namespace {
-
-bool same_exact_value(mpfr_srcptr a, mpfr_srcptr b) {
-  if (mpfr_nan_p(a) || mpfr_nan_p(b)) return mpfr_nan_p(a) && mpfr_nan_p(b);
-  return mpfr_equal_p(a, b) && mpfr_signbit(a) == mpfr_signbit(b);
-}
 
 // Equal to the Boost engine's value once converted; a value the conversion refuses (not a multiple of
 // 2^-298) equals none.
 bool same_exact_value(mpfr_srcptr a, const oracle::BoostExactValue& b) {
   const std::optional<oracle::BoostExactValue> converted = oracle::boost_exact_from_mpfr(a);
   return converted && *converted == b;
-}
-
-std::uint64_t double_bits(double d) { return std::isnan(d) ? 0x7FF8000000000000ull : std::bit_cast<std::uint64_t>(d); }
-
-std::string exact_text(mpfr_srcptr v) {  // exact, in hex
-  if (mpfr_nan_p(v)) return "NaN";
-  char* s = nullptr;
-  mpfr_asprintf(&s, "%Ra", v);
-  std::string text(s);
-  mpfr_free_str(s);
-  return text;
 }
 
 std::string double_text(double d) {
