@@ -335,15 +335,21 @@ cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
+// several GPUs of one process), under a lock (and several workers per GPU).
 template <bool kProbe, int kCluster>
 cudaError_t set_smem_attribute() {
-  static std::once_flag once;
-  static cudaError_t error = cudaSuccess;
-  std::call_once(once, [] {
-    error = cudaFuncSetAttribute(fwd_bf16_wgmma_kernel<kProbe, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 kSmemBytes);
-  });
-  return error;
+  static std::mutex mutex;
+  static bool done[64] = {};
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 64 && done[device]) return cudaSuccess;
+  e = cudaFuncSetAttribute(fwd_bf16_wgmma_kernel<kProbe, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           kSmemBytes);
+  if (e == cudaSuccess && device < 64) done[device] = true;
+  return e;
 }
 
 // Launch configuration with clusters of kCluster blocks.

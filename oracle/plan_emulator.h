@@ -35,4 +35,10 @@ std::vector<float> reference_dot(const ReductionPlan& plan, const ForwardProblem
 // The plan's last two stages on an FP32 result: NaN to the plan's NaN bits, then the output cast.
 float finish_output(const ReductionPlan& plan, float v, bool bf16_output);
 
+// The epilogue of one tile row, count <= kFinishLanesMax outputs: dst[j] = finish_output(plan, v[j] +
+// bias[j]) (the bias only where the plan adds it after the chain; null otherwise), with nan_bits =
+// plan.nan_bits or the canonical NaN. Integer operations on whole lanes, so that the loops vectorise.
+inline constexpr int kFinishLanesMax = 16;
+void finish_lanes(const float* v, const float* bias, std::uint32_t nan_bits, bool bf16_output, int count, float* dst);
+
 }  // namespace ordo::oracle

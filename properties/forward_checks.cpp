@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <numeric>
 #include <sstream>
@@ -52,6 +53,9 @@ CheckResult compare_outputs(const std::vector<float>& got, const std::vector<flo
                             const std::string& got_name, const std::string& want_name, bool any_nan) {
   CheckResult r;
   r.elements = static_cast<std::int64_t>(want.size());
+  // Equal bits are the same output under either NaN rule: one memcmp settles a passing case (the loop
+  // below took 10 ms of a 9e6-element case on one core).
+  if (got.size() == want.size() && std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0) return r;
   std::int64_t mismatches = 0, first = -1;
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (!same_output(got[i], want[i], any_nan)) {

@@ -11,21 +11,4 @@ mpirun -np 2 --oversubscribe "$ordo" fuzz --plugin "$plugin" --cases 120 --seed 
   [ $? = 1 ] || { cat "$work/one.log"; exit 1; }
 # Two ranks really ran, each its shard (a rank-less run would leave one checkpoint.json).
 for r in 0 1; do [ -f "$work/mpi/checkpoint-rank$r.json" ] || { echo "no checkpoint of rank $r"; cat "$work/mpi.log"; exit 1; }; done
-python3 - "$work/mpi/report.json" "$work/one/report.json" <<'PY'
-import json, sys
-def comparable(path):
-    j = json.load(open(path))
-    for k in ("seconds", "started_at", "timeline", "command", "tool"):
-        j.pop(k, None)
-    for row in j["results"]:
-        row.pop("seconds", None)
-    return j
-a, b = comparable(sys.argv[1]), comparable(sys.argv[2])
-if a != b:
-    for ra, rb in zip(a["results"], b["results"]):
-        if ra != rb:
-            print("differs:", ra["property"], {k: (ra[k], rb.get(k)) for k in ra if ra[k] != rb.get(k)})
-    sys.exit("mpirun -np 2 and one process give different reports")
-cases = sum(r["cases"] for r in a["results"])
-print(f"mpirun -np 2 == one process: {len(a['results'])} properties, {cases} cases")
-PY
+python3 "$(dirname "$0")/compare_fuzz_reports.py" "$work/mpi/report.json" "$work/one/report.json" "mpirun -np 2"

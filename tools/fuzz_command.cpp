@@ -36,6 +36,7 @@ struct FuzzOptions {
   std::vector<std::string> kernels, plugins;
   std::string cases_text, time_text, seed_text = "1", devices, shard, corpus, out = "ordo-fuzz";
   int level = 1;
+  int workers_per_device = 1;
   bool quiet = false;
   std::string command_line;
 };
@@ -156,14 +157,17 @@ int run_fuzz(FuzzOptions o) {
   for (const auto& f : suite.forward_subjects) device_subjects = device_subjects || f->traits().device_buffers;
   for (const auto& b : suite.backward_subjects) device_subjects = device_subjects || b->traits().device_buffers;
   if (devices.empty()) devices = {device_subjects && world.active() ? world.local_rank() % std::max(1, cuda_device_count()) : 0};
-  co.workers = static_cast<int>(devices.size());
+  // Several workers on one GPU: a case spends most of its time on the host (generating the inputs,
+  // the emulator, comparing), so concurrent cases keep a many-core host busy while the GPU stays far
+  // from full. Worker w runs on devices[w / workers_per_device].
+  co.workers = static_cast<int>(devices.size()) * o.workers_per_device;
   co.run.seed = co.seed;
   co.run.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
   for (const std::string& p : o.plugins) co.run.reproduce_prefix += " --plugin " + p;
   co.stop = &g_stop;
   if (device_subjects)
-    co.bind_worker = [devices](int w) {
-      if (Status s = use_cuda_device(devices[static_cast<std::size_t>(w)]); !s.ok())
+    co.bind_worker = [devices, per = o.workers_per_device](int w) {
+      if (Status s = use_cuda_device(devices[static_cast<std::size_t>(w / per)]); !s.ok())
         std::fprintf(stderr, "ordo fuzz: worker %d: %s\n", w, s.to_string().c_str());
     };
 
@@ -304,6 +308,11 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
   cmd->add_option("--time", o.time_text, "time budget: 90s, 10m, 1h30m (resumed campaigns count the time already spent)");
   cmd->add_option("--seed", o.seed_text, "seed of every case")->check(seed_value());
   cmd->add_option("--devices", o.devices, "GPUs, one worker each: 0,1 (default: 0, or the rank's local GPU under MPI)");
+  cmd->add_option("--workers-per-device", o.workers_per_device,
+                  "workers on each GPU (or on the host), each its own lane of cases: a campaign is mostly host "
+                  "time, so 4 keeps a 16-core host busy; subjects are then called from several threads at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--shard", o.shard, "this process's share i/n of the case indices");
   cmd->add_option("--corpus", o.corpus, "corpus folder: minimised failures are written to CORPUS/failures/");
   cmd->add_option("--out", o.out, "report and checkpoint folder")->capture_default_str();

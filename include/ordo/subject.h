@@ -16,6 +16,10 @@
  * `message` (a NUL-terminated string of at most message_size bytes, which ordo provides). A library that
  * declares ORDO_SUBJECT_FAIL_CLOSED promises to refuse every malformed call with its specific code
  * and to leave the outputs untouched then; ordo checks that promise with malformed calls.
+ *
+ * Threads: `ordo fuzz --devices 0,1` or `--workers-per-device N` (N > 1) calls the entry points from
+ * several threads at once, each thread with its own buffers (and its own current CUDA device); a library
+ * that keeps shared state must guard it. `ordo verify` calls from one thread.
  */
 #ifndef ORDO_SUBJECT_H
 #define ORDO_SUBJECT_H

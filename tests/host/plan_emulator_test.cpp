@@ -13,6 +13,7 @@
 #include "oracle/plan_emulator.h"
 #include "properties/forward_checks.h"
 #include "properties/suite.h"
+#include "properties/value_families.h"
 #include "subjects/forward_subject.h"
 #include "test_support.h"
 
@@ -165,6 +166,38 @@ RC_GTEST_PROP(PlanEmulatorProperties, RandomPlansAreBatchInvariant, ()) {
 
 // The example contract, as a file: emulator == reference, within its bound, batch invariant,
 // through the same suite properties `ordo verify --contract FILE` runs.
+// The vectorised epilogue against finish_output, value by value: NaNs of every payload and sign, the
+// infinities, the largest finite values (which round to Inf in bfloat16), bfloat16 ties both ways,
+// subnormals and signed zeros; with and without a bias, with the canonical and a custom NaN.
+TEST(PlanEmulator, TheVectorEpilogueEqualsFinishOutputOnEveryClassOfValue) {
+  const std::uint32_t specials[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x3F800000u, 0x3F808000u,
+                                    0x3F818000u, 0x3F817FFFu, 0x7F7FFFFFu, 0xFF7F8000u, 0x7F7F7FFFu, 0x7F800000u,
+                                    0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x7FFFFFFFu, 0x0000FFFFu};
+  std::vector<float> values;
+  for (std::uint32_t b : specials) values.push_back(float_of(b));
+  properties::Rng rng(7);
+  while (values.size() % oracle::kFinishLanesMax != 0 || values.size() < 4096) values.push_back(float_of(static_cast<std::uint32_t>(rng.next())));
+  std::vector<float> bias(values.size());
+  for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = values[(i * 7 + 3) % values.size()];
+  for (const std::optional<std::uint32_t> nan : {std::optional<std::uint32_t>{}, std::optional<std::uint32_t>{0xFFC00000u}}) {
+    ReductionPlan plan = fma_plan();
+    plan.nan_bits = nan;
+    for (const bool bf16 : {false, true})
+      for (const bool with_bias : {false, true})
+        for (int count : {oracle::kFinishLanesMax, 5, 1})
+          for (std::size_t i = 0; i + oracle::kFinishLanesMax <= values.size(); i += oracle::kFinishLanesMax) {
+            float got[oracle::kFinishLanesMax];
+            oracle::finish_lanes(&values[i], with_bias ? &bias[i] : nullptr, nan.value_or(kCanonicalNaNBits), bf16,
+                                 count, got);
+            for (int j = 0; j < count; ++j) {
+              const float v = with_bias ? values[i + j] + bias[i + j] : values[i + j];
+              ASSERT_EQ(bits_of(got[j]), bits_of(oracle::finish_output(plan, v, bf16)))
+                  << std::hex << "value 0x" << bits_of(values[i + j]) << " bias " << with_bias << " bf16 " << bf16;
+            }
+          }
+  }
+}
+
 TEST(PlanEmulator, TheSegmentContractFilePassesTheHostSuite) {
   properties::SuiteOptions so;
   so.contracts = {load_contract_file(std::string(ORDO_SOURCE_DIR) + "/contracts/fwd.f32.seg256-ascending.json"),
