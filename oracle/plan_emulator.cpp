@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <immintrin.h>
+
 #include "core/float_bits.h"
 #include "oracle/parallel_for.h"
 #include "oracle/plan_emulator_tc.h"
@@ -21,6 +23,9 @@ constexpr int kRows = 4;    // rows of A per T-FDPA tile (kTcRows): reuses each 
 // 4 rows the kernel reached 55% of the measured FMA peak on a Zen 4 core (bench/emulator_throughput.cpp).
 constexpr int kFmaRows = 8;
 constexpr std::int64_t kFmaBlocksPerTask = 8;  // row blocks per task of the FMA path (64 rows)
+// Terms per pass of a task's chains: a two-panel slice (128 x 128 B) and a packed row block's (128 x 32 B)
+// together 20 KB, inside a 32 KB L1D.
+constexpr std::int64_t kFmaKBlock = 128;
 static_assert(kLanes <= kFinishLanesMax, "a panel's row goes through finish_lanes in one call");
 
 bool is_bf16_bits(float f) { return (bits_of(f) & 0xFFFFu) == 0; }
@@ -33,31 +38,68 @@ std::int64_t segment_count(const ReductionPlan& plan, std::int64_t padded) {
 }
 
 // B [C,K] repacked k-major in panels of kLanes columns: panel[p][k][j] = B[p*kLanes + j, k]. Columns past
-// C are zero; their lanes are computed and thrown away.
-std::vector<float> pack_panels(const ForwardProblem& p, std::int64_t panels) {
-  std::vector<float> packed(static_cast<std::size_t>(panels * p.K * kLanes), 0.0f);
-  for (std::int64_t n = 0; n < p.N; ++n) {
-    const std::int64_t panel = n / kLanes, lane = n % kLanes;
-    float* dst = packed.data() + panel * p.K * kLanes + lane;
-    for (std::int64_t k = 0; k < p.K; ++k) dst[k * kLanes] = p.w_at(n, k);
-  }
+// C are zero; their lanes are computed and thrown away. Threaded over panels, each written in order
+// from kLanes rows read in order: one serial column-at-a-time pass took a third of the FP32 forward
+// emulator's time at M = N = K = 1024 on 2 cores.
+std::vector<float> pack_panels(const ForwardProblem& p, std::int64_t panels, unsigned threads) {
+  std::vector<float> packed(static_cast<std::size_t>(panels * p.K * kLanes));
+  parallel_for(
+      panels,
+      [&](std::int64_t panel) {
+        float* dst = packed.data() + panel * p.K * kLanes;
+        const float* src[kLanes];
+        int live = 0;
+        for (int j = 0; j < kLanes; ++j) {
+          const std::int64_t n = panel * kLanes + j;
+          src[j] = n < p.N ? p.w.data() + n * p.K : nullptr;
+          live += n < p.N ? 1 : 0;
+        }
+        for (std::int64_t k = 0; k < p.K; ++k) {
+          for (int j = 0; j < live; ++j) dst[k * kLanes + j] = src[j][k];
+          for (int j = live; j < kLanes; ++j) dst[k * kLanes + j] = 0.0f;
+        }
+      },
+      threads);
   return packed;
 }
 
-// kFmaRows x kLanes independent FMA chains over the real terms [k0, k1) (k1 <= K), continuing from acc.
+// A [M,K] repacked in blocks of kFmaRows rows, k-major: block[b][k][r] = A[b*kFmaRows + r, k], rows past
+// M zero. The micro-kernels then read one contiguous stream of 8 values per k step instead of 8 rows
+// 4 KB apart (at K = 1024), which the caches prefetch as one.
+std::vector<float> pack_row_blocks(const ForwardProblem& p, std::int64_t blocks, unsigned threads) {
+  std::vector<float> packed(static_cast<std::size_t>(blocks * p.K * kFmaRows));
+  parallel_for(
+      blocks,
+      [&](std::int64_t b) {
+        float* dst = packed.data() + b * p.K * kFmaRows;
+        for (int r = 0; r < kFmaRows; ++r) {
+          const std::int64_t m = b * kFmaRows + r;
+          if (m < p.M) {
+            const float* src = p.x.data() + m * p.K;
+            for (std::int64_t k = 0; k < p.K; ++k) dst[k * kFmaRows + r] = src[k];
+          } else {
+            for (std::int64_t k = 0; k < p.K; ++k) dst[k * kFmaRows + r] = 0.0f;
+          }
+        }
+      },
+      threads);
+  return packed;
+}
+
+// kFmaRows x kLanes independent FMA chains over the real terms [k0, k1) (k1 <= K) of one packed row block,
+// continuing from acc.
 // target_clones compiles it for AVX-512, AVX2+FMA and a generic x86-64 (where std::fma is the correctly
 // rounded library call): the same bits on every path, only the speed differs.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void fma_chain_micro_kernel(const float* const* rows, const float* panel, std::int64_t k0, std::int64_t k1,
+void fma_chain_micro_kernel(const float* a_block, const float* panel, std::int64_t k0, std::int64_t k1,
                             float (*acc)[kLanes]) {
   static_assert(kFmaRows == 8, "the body names its eight rows");
   float a[kFmaRows][kLanes];
   std::memcpy(a, acc, sizeof a);
-  const float *x0 = rows[0], *x1 = rows[1], *x2 = rows[2], *x3 = rows[3];
-  const float *x4 = rows[4], *x5 = rows[5], *x6 = rows[6], *x7 = rows[7];
   for (std::int64_t k = k0; k < k1; ++k) {
     const float* wk = panel + k * kLanes;
-    const float a0 = x0[k], a1 = x1[k], a2 = x2[k], a3 = x3[k], a4 = x4[k], a5 = x5[k], a6 = x6[k], a7 = x7[k];
+    const float* xk = a_block + k * kFmaRows;
+    const float a0 = xk[0], a1 = xk[1], a2 = xk[2], a3 = xk[3], a4 = xk[4], a5 = xk[5], a6 = xk[6], a7 = xk[7];
     for (int j = 0; j < kLanes; ++j) a[0][j] = std::fma(a0, wk[j], a[0][j]);
     for (int j = 0; j < kLanes; ++j) a[1][j] = std::fma(a1, wk[j], a[1][j]);
     for (int j = 0; j < kLanes; ++j) a[2][j] = std::fma(a2, wk[j], a[2][j]);
@@ -68,6 +110,42 @@ void fma_chain_micro_kernel(const float* const* rows, const float* panel, std::i
     for (int j = 0; j < kLanes; ++j) a[7][j] = std::fma(a7, wk[j], a[7][j]);
   }
   std::memcpy(acc, a, sizeof a);
+}
+
+// Two panels at once, kFmaRows x 2 kLanes chains in 16 of AVX-512's 32 registers: each broadcast X value
+// feeds two FMAs and each k step issues 2 vector loads + 8 broadcasts for 16 FMAs (the one-panel kernel:
+// 1 + 8 for 8). The one-panel kernel held a Zen 4 core at 60% of its measured FMA peak; written with
+// intrinsics, since the AVX2 and generic clones of a 16-accumulator body would spill (16 ymm registers).
+__attribute__((target("avx512f")))
+void fma_chain_two_panels_avx512(const float* a_block, const float* panel0, const float* panel1, std::int64_t k0,
+                                 std::int64_t k1, float (*acc)[kLanes]) {
+  static_assert(kFmaRows == 8 && kLanes == 16, "one zmm register per row and panel");
+  __m512 a[2 * kFmaRows];
+#pragma GCC unroll 16
+  for (int i = 0; i < 2 * kFmaRows; ++i) a[i] = _mm512_loadu_ps(acc[i]);
+  for (std::int64_t k = k0; k < k1; ++k) {
+    const __m512 w0 = _mm512_loadu_ps(panel0 + k * kLanes), w1 = _mm512_loadu_ps(panel1 + k * kLanes);
+    const float* xs = a_block + k * kFmaRows;
+#pragma GCC unroll 8
+    for (int r = 0; r < kFmaRows; ++r) {
+      const __m512 b = _mm512_set1_ps(xs[r]);
+      a[r] = _mm512_fmadd_ps(b, w0, a[r]);
+      a[kFmaRows + r] = _mm512_fmadd_ps(b, w1, a[kFmaRows + r]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < 2 * kFmaRows; ++i) _mm512_storeu_ps(acc[i], a[i]);
+}
+
+// acc[0..kFmaRows) continue the chains of panel0, acc[kFmaRows..2 kFmaRows) those of panel1. Without
+// AVX-512 (checked once: CPUID and the OS's saved register state), the one-panel kernel twice: the
+// same bits, every output is its own chain.
+void fma_chain_two_panels(const float* a_block, const float* panel0, const float* panel1, std::int64_t k0,
+                          std::int64_t k1, float (*acc)[kLanes]) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return fma_chain_two_panels_avx512(a_block, panel0, panel1, k0, k1, acc);
+  fma_chain_micro_kernel(a_block, panel0, k0, k1, acc);
+  fma_chain_micro_kernel(a_block, panel1, k0, k1, acc + kFmaRows);
 }
 
 // The partial sums of one tile, combined as the plan says. Ascending: folded in as each segment ends.
@@ -116,33 +194,58 @@ class Combiner {
   std::vector<float> partials_;
 };
 
-// One tile (kFmaRows rows of A, one panel of kLanes columns of B), every segment, combined.
-void fma_tile(const ReductionPlan& plan, const ForwardProblem& p, const float* const* rows, const float* panel,
-              std::int64_t n0, float (*out)[kLanes]) {
+// One task: row blocks [rb0, rb1) of the packed A against Panels panels of kLanes columns of B from
+// column n0, every segment, combined; out[b][i * kFmaRows + r] is row r of panel i for block rb0 + b.
+// Each segment's chains advance kFmaKBlock terms at a time over all the task's blocks (the accumulators
+// wait in memory between passes: the same steps in the same order, so the same bits), so that the
+// panels' slice of those terms is read from L1 by every block instead of from L2 (a whole K = 1024 pair
+// is 128 KB).
+template <int Panels>
+void fma_task(const ReductionPlan& plan, const ForwardProblem& p, const float* packed_rows, std::int64_t rb0,
+              std::int64_t rb1, const float* const* panels, std::int64_t n0,
+              float (*out)[Panels * kFmaRows][kLanes]) {
+  static_assert(Panels == 1 || Panels == 2, "one or two panels per task");
+  constexpr int kTileRows = Panels * kFmaRows;
+  const int blocks = static_cast<int>(rb1 - rb0);
   const std::int64_t padded = plan.padded_terms(p.K);
   const std::int64_t segments = segment_count(plan, padded);
   const std::int64_t length = plan.structure == KStructure::chain ? padded : plan.segment_length;
-  Combiner<kFmaRows> combine(plan, segments);
+  std::vector<Combiner<kTileRows>> combine;
+  combine.reserve(static_cast<std::size_t>(blocks));
+  for (int b = 0; b < blocks; ++b) combine.emplace_back(plan, segments);
+  float acc[kFmaBlocksPerTask][kTileRows][kLanes];
   for (std::int64_t s = 0; s < segments; ++s) {
     const std::int64_t s0 = s * length, s1 = std::min(padded, s0 + length);
-    float acc[kFmaRows][kLanes];
-    for (int j = 0; j < kLanes; ++j) {
-      const std::int64_t n = std::min(n0 + j, p.N - 1);
-      const float start = s == 0 && plan.bias == BiasPlacement::initial_accumulator && p.bias
-                              ? (*p.bias)[static_cast<std::size_t>(n)]
-                              : plan.start_value();
-      for (int r = 0; r < kFmaRows; ++r) acc[r][j] = start;
-    }
+    for (int i = 0; i < Panels; ++i)
+      for (int j = 0; j < kLanes; ++j) {
+        const std::int64_t n = std::min(n0 + i * kLanes + j, p.N - 1);
+        const float start = s == 0 && plan.bias == BiasPlacement::initial_accumulator && p.bias
+                                ? (*p.bias)[static_cast<std::size_t>(n)]
+                                : plan.start_value();
+        for (int b = 0; b < blocks; ++b)
+          for (int r = 0; r < kFmaRows; ++r) acc[b][i * kFmaRows + r][j] = start;
+      }
     const std::int64_t real_end = std::min(s1, p.K);
-    if (real_end > s0) fma_chain_micro_kernel(rows, panel, s0, real_end, acc);
+    for (std::int64_t k0 = s0; k0 < real_end; k0 += kFmaKBlock) {
+      const std::int64_t k1 = std::min(real_end, k0 + kFmaKBlock);
+      for (int b = 0; b < blocks; ++b) {
+        const float* a_block = packed_rows + (rb0 + b) * p.K * kFmaRows;
+        if constexpr (Panels == 2)
+          fma_chain_two_panels(a_block, panels[0], panels[1], k0, k1, acc[b]);
+        else
+          fma_chain_micro_kernel(a_block, panels[0], k0, k1, acc[b]);
+      }
+    }
     // Zero products after the real terms: fma_rn(+0, +0, acc) = add_rn(acc, +0), which changes only a
     // -0 (to +0), so one add stands for any number of them.
     if (s1 > std::max(real_end, s0))
-      for (int r = 0; r < kFmaRows; ++r)
-        for (int j = 0; j < kLanes; ++j) acc[r][j] = acc[r][j] + 0.0f;
-    combine.add(s, acc);
+      for (int b = 0; b < blocks; ++b)
+        for (int r = 0; r < kTileRows; ++r)
+          for (int j = 0; j < kLanes; ++j) acc[b][r][j] = acc[b][r][j] + 0.0f;
+    for (int b = 0; b < blocks; ++b) combine[static_cast<std::size_t>(b)].add(s, acc[b]);
   }
-  std::memcpy(out, combine.result(), sizeof(float) * kFmaRows * kLanes);
+  for (int b = 0; b < blocks; ++b)
+    std::memcpy(out[b], combine[static_cast<std::size_t>(b)].result(), sizeof(float) * kTileRows * kLanes);
 }
 
 // One element of a tensor-core plan with the scalar model: T-FDPA steps over the real terms of each
@@ -377,34 +480,44 @@ std::vector<float> emulate_dot(const ReductionPlan& plan, const ForwardProblem& 
   }
   const std::int64_t panels = (p.N + kLanes - 1) / kLanes;
   const std::int64_t row_blocks = (p.M + kFmaRows - 1) / kFmaRows;
-  const std::vector<float> packed = pack_panels(p, panels);
-  const std::vector<float> zero_row(static_cast<std::size_t>(std::max<std::int64_t>(p.K, 1)), 0.0f);  // rows past M
+  const std::vector<float> packed = pack_panels(p, panels, threads);
+  const std::vector<float> packed_rows = pack_row_blocks(p, row_blocks, threads);
   const float* bias_after = plan.bias == BiasPlacement::after_chain_add_rn && p.bias ? p.bias->data() : nullptr;
   const std::uint32_t nan_bits = plan.nan_bits.value_or(kCanonicalNaNBits);
-  // A task is one panel against kFmaBlocksPerTask row blocks: the panel (K x 16 floats) is read from
-  // L1/L2 by every block of the task instead of the whole of B streaming through the cache once per row
-  // block, which held a 16-core Xeon at 28% of its FMA peak at M = N = K = 1024.
+  // A task is a pair of panels against kFmaBlocksPerTask row blocks: the pair (K x 32 floats) is read
+  // from L1/L2 by every block of the task instead of the whole of B streaming through the cache once per
+  // row block, which held a 16-core Xeon at 28% of its FMA peak at M = N = K = 1024. An odd last panel
+  // goes alone.
+  const std::int64_t pairs = (panels + 1) / 2;
   const std::int64_t groups = (row_blocks + kFmaBlocksPerTask - 1) / kFmaBlocksPerTask;
   parallel_for(
-      groups * panels,
+      groups * pairs,
       [&](std::int64_t task) {
-        const std::int64_t group = task / panels, panel = task % panels;
-        const std::int64_t n0 = panel * kLanes;
-        const int count = static_cast<int>(std::min<std::int64_t>(kLanes, p.N - n0));
-        const std::int64_t rb_end = std::min(row_blocks, (group + 1) * kFmaBlocksPerTask);
-        for (std::int64_t rb = group * kFmaBlocksPerTask; rb < rb_end; ++rb) {
-          const float* rows[kFmaRows];
-          for (int r = 0; r < kFmaRows; ++r) {
-            const std::int64_t m = rb * kFmaRows + r;
-            rows[r] = m < p.M ? p.x.data() + m * p.K : zero_row.data();
-          }
-          float out[kFmaRows][kLanes];
-          fma_tile(plan, p, rows, packed.data() + panel * p.K * kLanes, n0, out);
-          for (int r = 0; r < kFmaRows; ++r) {
-            const std::int64_t m = rb * kFmaRows + r;
-            if (m >= p.M) break;
-            finish_lanes(out[r], bias_after ? bias_after + n0 : nullptr, nan_bits, p.bf16_output, count,
-                         y.data() + m * p.N + n0);
+        const std::int64_t group = task / pairs, first_panel = 2 * (task % pairs);
+        const bool two = first_panel + 1 < panels;
+        const std::int64_t n0 = first_panel * kLanes;
+        const float* tile_panels[2] = {packed.data() + first_panel * p.K * kLanes,
+                                       two ? packed.data() + (first_panel + 1) * p.K * kLanes : nullptr};
+        const std::int64_t rb0 = group * kFmaBlocksPerTask, rb1 = std::min(row_blocks, rb0 + kFmaBlocksPerTask);
+        float out[kFmaBlocksPerTask][2 * kFmaRows][kLanes];
+        if (two)
+          fma_task<2>(plan, p, packed_rows.data(), rb0, rb1, tile_panels, n0, out);
+        else
+          fma_task<1>(plan, p, packed_rows.data(), rb0, rb1, tile_panels, n0,
+                      reinterpret_cast<float (*)[kFmaRows][kLanes]>(out));
+        for (std::int64_t rb = rb0; rb < rb1; ++rb) {
+          const int b = static_cast<int>(rb - rb0);
+          for (int i = 0; i < (two ? 2 : 1); ++i) {
+            const std::int64_t c0 = n0 + i * kLanes;
+            const int count = static_cast<int>(std::min<std::int64_t>(kLanes, p.N - c0));
+            for (int r = 0; r < kFmaRows; ++r) {
+              const std::int64_t m = rb * kFmaRows + r;
+              if (m >= p.M) break;
+              const float* row = two ? out[b][i * kFmaRows + r]
+                                     : reinterpret_cast<float (*)[kFmaRows][kLanes]>(out)[b][r];
+              finish_lanes(row, bias_after ? bias_after + c0 : nullptr, nan_bits, p.bf16_output, count,
+                           y.data() + m * p.N + c0);
+            }
           }
         }
       },

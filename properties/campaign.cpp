@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -75,14 +77,23 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
   const auto stopped = [&] { return (o.stop && o.stop->load()) || out_of_time(); };
   const std::int64_t L = state.lanes_total;
 
-  // A lane's turn on a property runs a number of cases in proportion to the suite's own budget for it
-  // (kernel == emulator 1,000 cases at level 1, a large grid 40): under a time budget the costly
-  // properties then take their share of the time, not of the cases. Interleaving only: with a case
-  // budget every property still runs all its cases.
-  std::int64_t largest = 1;
-  for (const PropertySpec& spec : specs) largest = std::max(largest, spec.cases);
-  std::vector<std::int64_t> turn;
-  for (const PropertySpec& spec : specs) turn.push_back(std::max<std::int64_t>(1, o.chunk * spec.cases / largest));
+  // A round of a lane gives o.chunk cases to each subject that is not ahead: a subject whose cases in
+  // this lane exceed the fewest of any unfinished subject's by more than a round waits. So every subject
+  // advances in cases at the same rate, whatever its number of properties (a dW tile with five
+  // properties used to take 62% of a campaign's time and reach three times the cases of a forward
+  // tile), and a subject behind (a checkpoint written under the older schedule) catches up first. A
+  // subject's round is shared among its properties in proportion to the suite's own budgets for them
+  // (kernel == emulator 1,000 cases at level 1, a large grid 40), with fractional credit kept between
+  // rounds, so a costly property takes its share of its subject's cases, not of the time. Interleaving
+  // only: with a case budget every property still runs all its cases.
+  std::map<std::string, double> subject_budget;
+  for (const PropertySpec& spec : specs)
+    if (!is_scenario(spec)) subject_budget[spec.kernel] += static_cast<double>(std::max<std::int64_t>(1, spec.cases));
+  std::vector<double> share;  // cases per round
+  for (const PropertySpec& spec : specs)
+    share.push_back(is_scenario(spec) ? 0.0
+                                      : static_cast<double>(o.chunk) * static_cast<double>(std::max<std::int64_t>(1, spec.cases)) /
+                                            subject_budget[spec.kernel]);
 
   auto worker = [&](int w) {
     if (o.bind_worker) o.bind_worker(w);
@@ -93,9 +104,23 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
       cursors.push_back(case_stream(spec, o.seed));
       at.push_back(0);
     }
+    std::vector<double> credit(specs.size(), 0.0);
     bool any_left = true;
     while (any_left && !stopped()) {
       any_left = false;
+      std::map<std::string, std::int64_t> subject_cases;  // this lane's, over the subjects still running
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (std::size_t p = 0; p < specs.size(); ++p) {
+          const LaneState& l = state.lanes[p][static_cast<std::size_t>(w)];
+          if (!is_scenario(specs[p]) && !l.done) subject_cases[specs[p].kernel] = 0;
+        }
+        for (std::size_t p = 0; p < specs.size(); ++p)
+          if (auto it = subject_cases.find(specs[p].kernel); it != subject_cases.end() && !is_scenario(specs[p]))
+            it->second += state.lanes[p][static_cast<std::size_t>(w)].run.cases;
+      }
+      std::int64_t fewest = std::numeric_limits<std::int64_t>::max();
+      for (const auto& [subject, cases] : subject_cases) fewest = std::min(fewest, cases);
       for (std::size_t p = 0; p < specs.size() && !stopped(); ++p) {
         LaneState* lane;
         {
@@ -104,6 +129,10 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
           if (lane->done) continue;
         }
         const PropertySpec& spec = specs[p];
+        if (!is_scenario(spec) && subject_cases[spec.kernel] > fewest + o.chunk) {
+          any_left = true;  // ahead: waits for the others
+          continue;
+        }
         if (is_scenario(spec)) {
           PropertyRun r = run_property(spec, o.run);
           std::lock_guard<std::mutex> lock(mu);
@@ -111,7 +140,10 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
           lane->done = true;
           continue;
         }
-        for (std::int64_t n = 0; n < turn[p] && !stopped(); ++n) {
+        credit[p] += share[p];
+        const auto turn = static_cast<std::int64_t>(credit[p]);
+        credit[p] -= static_cast<double>(turn);
+        for (std::int64_t n = 0; n < turn && !stopped(); ++n) {
           const std::int64_t i = lane->next;  // only this worker changes its lane
           if (o.cases >= 0 && i >= o.cases) {
             std::lock_guard<std::mutex> lock(mu);

@@ -51,7 +51,7 @@ struct CampaignOptions {
   double seconds = 0;       // time budget (0: none; needs cases)
   int shard = 0, shards = 1;
   int workers = 1;
-  std::int64_t chunk = 8;  // cases a lane runs on its most-budgeted property before moving on (others in proportion)
+  std::int64_t chunk = 16;  // cases per subject per round of a lane, shared among its properties in proportion to their budgets
   RunOptions run;          // seed, shrink budget, reproduce prefix (its stop and progress are not used)
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int worker)> bind_worker;  // in each worker thread before its first case (e.g. cudaSetDevice)

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -74,6 +75,39 @@ TEST(Campaign, TheSplitDoesNotChangeTheResult) {
   std::int64_t failures = 0;
   for (const PropertyRun& r : runs) failures += r.failed;
   EXPECT_GT(failures, 0) << "the defect must show, else the merge of failures is not tested";
+}
+
+// Under a time budget a subject that is ahead (here by 100,000 cases, far more than the others can run in
+// the 2 s budget; a checkpoint of an older schedule can be ahead like this) waits while the others run.
+TEST(Campaign, ASubjectAheadWaitsUntilTheOthersCatchUp) {
+  Suite suite;
+  SuiteOptions so;
+  PluginSubjects loaded = load_plugin_subjects(plugin("correct"));
+  for (auto& f : loaded.forward) add_forward_subject(suite, std::move(f), so);
+  for (auto& b : loaded.backward) add_backward_subject(suite, std::move(b), so);
+  const std::vector<PropertySpec>& specs = suite.properties;
+  CampaignOptions o;
+  o.seed = 4;
+  o.seconds = 2;
+  o.run.seed = o.seed;
+  CampaignState s = fresh_state(specs, o);
+  constexpr std::int64_t kLead = 100000;
+  std::string leader;
+  for (std::size_t p = 0; p < specs.size(); ++p)
+    if (specs[p].kind == PropertyKind::bitwise && leader.empty()) {
+      leader = specs[p].kernel;
+      s.lanes[p][0].run.cases = kLead;
+      s.lanes[p][0].next = kLead;
+    }
+  ASSERT_FALSE(leader.empty());
+  run_campaign(specs, o, s);
+  std::map<std::string, std::int64_t> cases;
+  for (std::size_t p = 0; p < specs.size(); ++p)
+    if (specs[p].kind != PropertyKind::scenario) cases[specs[p].kernel] += s.lanes[p][0].run.cases;
+  ASSERT_GE(cases.size(), 3u) << "forward, dX and dW subjects";
+  EXPECT_EQ(cases[leader], kLead) << leader << " ran while the others were far behind";
+  for (const auto& [subject, n] : cases)
+    if (subject != leader) EXPECT_GT(n, 0) << subject << " never ran";
 }
 
 TEST(Campaign, ACheckpointRoundTrips) {
