@@ -44,6 +44,7 @@
 #include "core/dtype.h"
 #include "kernels/backward_api.h"
 #include "kernels/backward_internal.h"
+#include "core/large_allocations.h"
 
 namespace {
 
@@ -336,6 +337,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ord
 }  // namespace
 
 int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
   const Options o = parse_args(argc, argv);
   const char* tf32_env = std::getenv("NVIDIA_TF32_OVERRIDE");
   std::printf("NVIDIA_TF32_OVERRIDE=%s\n", tf32_env ? tf32_env : "(unset)");

@@ -32,6 +32,7 @@
 #include "oracle/tc_fdpa_lanes.h"
 #include "oracle/tc_fdpa_model.h"
 #include "properties/value_families.h"
+#include "core/large_allocations.h"
 
 namespace {
 
@@ -207,6 +208,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
   const Options o = parse(argc, argv);
   std::vector<ordo::Contract> contracts;
   for (const ordo::Contract* c : ordo::all_contracts()) contracts.push_back(*c);

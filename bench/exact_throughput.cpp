@@ -24,6 +24,7 @@
 #include "oracle/mpfr_value.h"
 #include "oracle/superaccumulator.h"
 #include "properties/value_families.h"
+#include "core/large_allocations.h"
 
 namespace {
 
@@ -159,6 +160,7 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
   std::vector<long> ks{32, 128, 1024, 5376, 65536};
   long gm = 0, gn = 0, gk = 0;
   std::string json_path;

@@ -37,6 +37,7 @@
 #include "bench/cublas_reference.h"
 #include "bench/tolerance.h"
 #include "kernels/forward_api.h"
+#include "core/large_allocations.h"
 
 using namespace ordo::bench;  // NOLINT(google-build-using-namespace): this file is the bench's main
 using ordo::DType;
@@ -270,6 +271,7 @@ void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasRe
 }  // namespace
 
 int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
   const Options o = parse_args(argc, argv);
   check_variant_specs(o);
 

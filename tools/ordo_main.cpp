@@ -7,8 +7,10 @@
 #include "core/build_info.h"
 #include "core/contract_file.h"
 #include "tools/commands.h"
+#include "core/large_allocations.h"
 
 int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
   CLI::App app{"ordo: checks fixed-order GEMM kernels bit for bit against a host emulator of their contract,\n"
                "and against an exact (MPFR) oracle with a rigorous per-element error bound."};
   app.require_subcommand(1);
