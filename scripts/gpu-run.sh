@@ -2,7 +2,8 @@
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
-#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
+#   campaign
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -132,6 +133,23 @@ if [[ $steps == *,campaign-rate,* ]]; then
       --corpus "$out/rate-corpus" > "$out/rate-$v.log" 2>&1 || status=1
     tail -n 12 "$out/rate-$v.log"
   done
+fi
+if [[ $steps == *,campaign,* ]]; then
+  # The campaign of every production variant (reports/evidence/h200-1fd3a73-campaign/README.md), resumed
+  # from ORDO_CAMPAIGN_CHECKPOINT when it is set, run until ORDO_CAMPAIGN_TIME in all (resumed campaigns
+  # count the time already spent; default 1475s, the length of the committed one).
+  mkdir -p "$out/campaign/out" "$out/campaign/corpus"
+  [ -n "${ORDO_CAMPAIGN_CHECKPOINT:-}" ] && cp "$ORDO_CAMPAIGN_CHECKPOINT" "$out/campaign/out/checkpoint.json"
+  kernels=""
+  for v in sm80.fwd.f32.fma.simt.128x128x16 sm80.fwd.f32.fma.simt.naive16x16 sm90.fwd.bf16.mma-sync.32x32x16 \
+    sm80.fwd.bf16.mma-sync.32x32x16 sm90.fwd.bf16.wgmma.128x256x64 sm80.bwd.dx.f32.fma.simt.128x128x16 \
+    sm80.bwd.dx.f32.fma.simt.narrow.16x32x32 sm90.bwd.dx.bf16.mma-sync.32x32x16 sm80.bwd.dx.bf16.mma-sync.32x32x16 \
+    sm80.bwd.dw.f32.fma.simt.128x128x16 sm80.bwd.dw.f32.fma.simt.narrow.16x32x32 sm90.bwd.dw.bf16.mma-sync.32x32x16 \
+    sm80.bwd.dw.bf16.mma-sync.32x32x16; do kernels="$kernels --kernel $v"; done
+  echo "== ordo fuzz (every production variant) until ${ORDO_CAMPAIGN_TIME:-1475s}"
+  (cd "$here" && ./ordo fuzz $kernels --time "${ORDO_CAMPAIGN_TIME:-1475s}" --seed 20261205 --workers-per-device 8 \
+    --quiet --out "$out/campaign/out" --corpus "$out/campaign/corpus") > "$out/campaign/fuzz.log" 2>&1 || status=1
+  head -n 2 "$out/campaign/fuzz.log"; tail -n 3 "$out/campaign/fuzz.log"
 fi
 if [[ $steps == *,selftest,* ]]; then
   # The self-test's GPU mutants (README: Self-test): every one must be killed (exit 0).
