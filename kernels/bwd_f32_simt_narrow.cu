@@ -1,6 +1,7 @@
-// Narrow-output kernels of the FP32 backward contracts:
+// Narrow-output kernels of the FP32 contracts:
 //   "sm80.bwd.dx.f32.fma.simt.narrow.16x32x32": dX = G * W        (bwd.dx.f32.fma-chain/1)
 //   "sm80.bwd.dw.f32.fma.simt.narrow.16x32x32": dW = G^T * X, db  (bwd.dw.f32.fma-chain/1)
+//   "sm80.fwd.f32.fma.simt.narrow.16x32x32":    Y = X * W^T + b   (fwd.f32.fma-chain/1)
 //
 // The same tile GEMM as bwd_f32_simt_128x128x16.cu: out[i, j] (row-major [P, Q]) is one chain over
 // r = 0..R-1 of A(i, r) * B(j, r), each operand stored one of two ways:
@@ -8,8 +9,11 @@
 //   output-contiguous:    (i, r) at base[row(r) * ld + i], row(r) = rows[r] (gather) or r (in place)
 //   dX: i = m, j = k, r = n:    A = G reduction-contiguous (ld N), B = W output-contiguous (ld K).
 //   dW: i = n, j = k, r = step: A = G output-contiguous (ld N), B = X output-contiguous (ld K).
+//   Y:  i = m, j = n, r = k:    A = X reduction-contiguous (ld K), B = W reduction-contiguous (ld K),
+//       then y = __fadd_rn(acc, b[n]) when there is a bias.
 // It is shaped for outputs with few columns (or rows) and a long reduction, where the 128x128 tile
-// leaves most SMs idle: dX [M, 32] over n = 5376, dW [5376, 32] and [32, 5376] over T tokens.
+// leaves most SMs idle: dX [M, 32] over n = 5376, dW [5376, 32] and [32, 5376] over T tokens, Y [M, 32]
+// over k = 5376.
 //
 // Structure
 //   * Block tile 16 (i) x 32 (j), 32 reduction steps per slab, 128 threads (4 warps), each thread a
@@ -44,6 +48,7 @@
 //     M = 16384: 1024 blocks, ~7.8 per SM: 62 clk/step -> 333 K clk ~ 185 us
 //   dW, [5376, 32] and [32, 5376] both 336 blocks, <= 3 per SM: 24 clk/step:
 //     T = 1024 ~ 14 us, T = 4096 ~ 55 us, T = 16384 ~ 218 us
+//   Y [M, 32], R = K = 5376: as dX (the same grid of M/16 blocks; W is 688 KB, re-read from L2).
 //   Without the pair packing every figure doubles. A 2 x 2 micro-tile is the largest that keeps
 //   M = 1024 spread over half the SMs with one warp per scheduler; larger micro-tiles cut the
 //   shared-memory cycles per FMA but lengthen each warp's serial instruction stream at small M.
@@ -71,6 +76,7 @@
 
 #include "kernels/backward_internal.h"
 #include "kernels/bwd_narrow.h"
+#include "kernels/forward_internal.h"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -106,10 +112,11 @@ constexpr float kPadB = -0.0f;
 // One tile GEMM as the kernel sees it.
 struct NarrowGemm {
   const float* a = nullptr;   // A(i, r)
-  const float* b = nullptr;   // B(j, r), output-contiguous
+  const float* b = nullptr;   // B(j, r)
   const int* rows = nullptr;  // row(r) of the output-contiguous operands when kGather
   float* out = nullptr;       // [P, Q], row-major
   float* db = nullptr;        // [P] when kDb
+  const float* bias = nullptr;  // [Q], added after the chain (the forward contract), or nullptr
   int lda = 0, ldb = 0;
   int P = 0, Q = 0, R = 0;
   unsigned tiles_q = 1;
@@ -161,7 +168,7 @@ __device__ __forceinline__ int step_row(const int* __restrict__ rows, int r, int
     return r < R ? r : -1;
 }
 
-template <Layout kLA, bool kGather>
+template <Layout kLA, Layout kLB, bool kGather>
 __device__ __forceinline__ SlabRows slab_rows(const NarrowGemm& p, int s, int tid) {
   SlabRows x;
   const int r0 = s * kBK;
@@ -169,9 +176,15 @@ __device__ __forceinline__ SlabRows slab_rows(const NarrowGemm& p, int s, int ti
   for (int c = 0; c < kAChunks; ++c)
     x.a[c] = kLA == Layout::output_contiguous ? step_row<kGather>(p.rows, r0 + oc_step<kBP>(tid, c), p.R) : -1;
 #pragma unroll
-  for (int c = 0; c < kBChunks; ++c) x.b[c] = step_row<kGather>(p.rows, r0 + oc_step<kBQ>(tid, c), p.R);
+  for (int c = 0; c < kBChunks; ++c)
+    x.b[c] = kLB == Layout::output_contiguous ? step_row<kGather>(p.rows, r0 + oc_step<kBQ>(tid, c), p.R) : -1;
   return x;
 }
+
+// Reduction-contiguous B (the forward's W): thread tid loads tile row tid & 31 at steps
+// 4 * rc_b_chunk(tid, c) .. +3 of the slab; a warp covers 32 rows x 16 bytes per chunk.
+__device__ __forceinline__ int rc_b_chunk(int tid, int c) { return (tid >> 5) + 4 * c; }
+static_assert(kBChunks == 2 && kThreads / 32 * kBChunks * 4 == kBK, "two reduction-contiguous B chunks cover a slab");
 
 // Loads the output-contiguous chunk at tile column x (absolute column x0 + x) of token row `row`.
 // kVec is chosen only when ld % 4 == 0, the base is 16-byte aligned and extent == ld, and tile
@@ -193,19 +206,40 @@ __device__ __forceinline__ float4 load_oc(const float* __restrict__ base, int ld
   }
 }
 
-template <Layout kLA, bool kVec>
+template <Layout kLA, Layout kLB, bool kVec>
 struct Tile {
   const NarrowGemm& p;
   int tid, i0, j0;
   // Reduction-contiguous A: this thread's tile row (tid & 15) and chunk (tid >> 4) of the slab; a
-  // masked row points at row 0 and is never dereferenced.
+  // masked row points at row 0 and is never dereferenced. Reduction-contiguous B: tile row tid & 31.
   const float* a_row = nullptr;
   bool a_row_ok = false;
+  const float* b_row = nullptr;
+  bool b_row_ok = false;
 
   __device__ __forceinline__ Tile(const NarrowGemm& g, int t, int i, int j) : p(g), tid(t), i0(i), j0(j) {
     if constexpr (kLA == Layout::reduction_contiguous) {
       a_row_ok = i0 + (tid & 15) < p.P;
       a_row = p.a + (a_row_ok ? static_cast<size_t>(i0 + (tid & 15)) * static_cast<size_t>(p.lda) : size_t{0});
+    }
+    if constexpr (kLB == Layout::reduction_contiguous) {
+      b_row_ok = j0 + (tid & 31) < p.Q;
+      b_row = p.b + (b_row_ok ? static_cast<size_t>(j0 + (tid & 31)) * static_cast<size_t>(p.ldb) : size_t{0});
+    }
+  }
+
+  // Four steps r .. r+3 of a reduction-contiguous row (masked: pad).
+  __device__ __forceinline__ static float4 load_rc(const float* row, bool ok, int r, int R, float pad) {
+    if constexpr (kVec) {
+      // R % 4 == 0 on this path: a chunk is entirely inside [0, R) or entirely past it.
+      return (ok && r < R) ? *reinterpret_cast<const float4*>(row + r) : splat(pad);
+    } else {
+      float4 v;
+      v.x = (ok && r + 0 < R) ? row[r + 0] : pad;
+      v.y = (ok && r + 1 < R) ? row[r + 1] : pad;
+      v.z = (ok && r + 2 < R) ? row[r + 2] : pad;
+      v.w = (ok && r + 3 < R) ? row[r + 3] : pad;
+      return v;
     }
   }
 
@@ -213,24 +247,20 @@ struct Tile {
   __device__ __forceinline__ void load(Frag& f, int s, const SlabRows& x) const {
     if constexpr (kLA == Layout::reduction_contiguous) {
       static_assert(kAChunks == 1, "one reduction-contiguous chunk per thread");
-      const int r = s * kBK + 4 * (tid >> 4);
-      if constexpr (kVec) {
-        // R % 4 == 0 on this path: a chunk is entirely inside [0, R) or entirely past it.
-        f.a[0] = (a_row_ok && r < p.R) ? *reinterpret_cast<const float4*>(a_row + r) : splat(kPadA);
-      } else {
-        f.a[0].x = (a_row_ok && r + 0 < p.R) ? a_row[r + 0] : kPadA;
-        f.a[0].y = (a_row_ok && r + 1 < p.R) ? a_row[r + 1] : kPadA;
-        f.a[0].z = (a_row_ok && r + 2 < p.R) ? a_row[r + 2] : kPadA;
-        f.a[0].w = (a_row_ok && r + 3 < p.R) ? a_row[r + 3] : kPadA;
-      }
+      f.a[0] = load_rc(a_row, a_row_ok, s * kBK + 4 * (tid >> 4), p.R, kPadA);
     } else {
 #pragma unroll
       for (int c = 0; c < kAChunks; ++c)
         f.a[c] = load_oc<kVec>(p.a, p.lda, x.a[c], i0 + oc_col<kBP>(tid, c), p.P, kPadA);
     }
+    if constexpr (kLB == Layout::reduction_contiguous) {
 #pragma unroll
-    for (int c = 0; c < kBChunks; ++c)
-      f.b[c] = load_oc<kVec>(p.b, p.ldb, x.b[c], j0 + oc_col<kBQ>(tid, c), p.Q, kPadB);
+      for (int c = 0; c < kBChunks; ++c) f.b[c] = load_rc(b_row, b_row_ok, s * kBK + 4 * rc_b_chunk(tid, c), p.R, kPadB);
+    } else {
+#pragma unroll
+      for (int c = 0; c < kBChunks; ++c)
+        f.b[c] = load_oc<kVec>(p.b, p.ldb, x.b[c], j0 + oc_col<kBQ>(tid, c), p.Q, kPadB);
+    }
   }
 
   // f into one shared buffer: A as [r][i], then B as [r][j].
@@ -249,9 +279,21 @@ struct Tile {
         *reinterpret_cast<float4*>(buf + oc_step<kBP>(tid, c) * kLdA<kLA> + oc_col<kBP>(tid, c)) = f.a[c];
     }
     float* sb = buf + kBK * kLdA<kLA>;
+    if constexpr (kLB == Layout::reduction_contiguous) {
+      // Steps 4 * chunk .. +3 of tile row tid & 31: the 32 lanes of a warp store 32 consecutive floats.
 #pragma unroll
-    for (int c = 0; c < kBChunks; ++c)
-      *reinterpret_cast<float4*>(sb + oc_step<kBQ>(tid, c) * kLdB + oc_col<kBQ>(tid, c)) = f.b[c];
+      for (int c = 0; c < kBChunks; ++c) {
+        float* q = sb + 4 * rc_b_chunk(tid, c) * kLdB + (tid & 31);
+        q[0 * kLdB] = f.b[c].x;
+        q[1 * kLdB] = f.b[c].y;
+        q[2 * kLdB] = f.b[c].z;
+        q[3 * kLdB] = f.b[c].w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < kBChunks; ++c)
+        *reinterpret_cast<float4*>(sb + oc_step<kBQ>(tid, c) * kLdB + oc_col<kBQ>(tid, c)) = f.b[c];
+    }
   }
 };
 
@@ -278,7 +320,7 @@ __device__ __forceinline__ void compute_slab(float (&acc)[2][2], float (&dacc)[2
   }
 }
 
-template <Layout kLA, bool kVec, bool kGather, bool kDb>
+template <Layout kLA, Layout kLB, bool kVec, bool kGather, bool kDb>
 __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const NarrowGemm p) {
   constexpr int kLa = kLdA<kLA>;
   constexpr int kBuf = kBufferFloats<kLA>;
@@ -330,19 +372,19 @@ __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const 
       compute_slab<kLa, true, true>(acc, dacc, sa, sb, valid);
   };
 
-  const Tile<kLA, kVec> tile(p, tid, i0, j0);
+  const Tile<kLA, kLB, kVec> tile(p, tid, i0, j0);
   const int n_slabs = (p.R + kBK - 1) / kBK;
 
   // Prologue: slab 0 into buffer 0, slabs 1 and 2 in flight, the rows of slab 3 read.
   Frag f0, f1;
-  SlabRows x = slab_rows<kLA, kGather>(p, 0, tid);
+  SlabRows x = slab_rows<kLA, kLB, kGather>(p, 0, tid);
   tile.load(f0, 0, x);
   tile.store(smem, f0);
-  x = slab_rows<kLA, kGather>(p, 1, tid);
+  x = slab_rows<kLA, kLB, kGather>(p, 1, tid);
   tile.load(f0, 1, x);
-  x = slab_rows<kLA, kGather>(p, 2, tid);
+  x = slab_rows<kLA, kLB, kGather>(p, 2, tid);
   tile.load(f1, 2, x);
-  x = slab_rows<kLA, kGather>(p, 3, tid);
+  x = slab_rows<kLA, kLB, kGather>(p, 3, tid);
   __syncthreads();
 
   // Two slabs per iteration. On entry: buffer 0 holds slab s, f0 slab s+1, f1 slab s+2, x the rows
@@ -353,7 +395,7 @@ __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const 
       compute(buf, p.R - s * kBK);
       tile.store(smem + kBuf, f0);  // slab s+1
       tile.load(f0, s + 3, x);
-      x = slab_rows<kLA, kGather>(p, s + 4, tid);
+      x = slab_rows<kLA, kLB, kGather>(p, s + 4, tid);
       __syncthreads();
     }
     if (s + 1 >= n_slabs) break;
@@ -362,7 +404,7 @@ __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const 
       compute(buf, p.R - (s + 1) * kBK);
       tile.store(smem, f1);  // slab s+2
       tile.load(f1, s + 4, x);
-      x = slab_rows<kLA, kGather>(p, s + 5, tid);
+      x = slab_rows<kLA, kLB, kGather>(p, s + 5, tid);
       __syncthreads();
     }
   }
@@ -373,7 +415,9 @@ __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const 
 #pragma unroll
     for (int f = 0; f < 2; ++f) {
       const int i = i0 + ai + e, j = j0 + bj + f;
-      if (i < p.P && j < p.Q) p.out[static_cast<size_t>(i) * static_cast<size_t>(p.Q) + static_cast<size_t>(j)] = acc[e][f];
+      if (i < p.P && j < p.Q)
+        p.out[static_cast<size_t>(i) * static_cast<size_t>(p.Q) + static_cast<size_t>(j)] =
+            p.bias ? __fadd_rn(acc[e][f], p.bias[j]) : acc[e][f];
     }
   if (db_warp && tj == 0) {
 #pragma unroll
@@ -384,20 +428,21 @@ __global__ void __launch_bounds__(kThreads, 5) bwd_f32_simt_narrow_kernel(const 
 
 bool aligned16(const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; }
 
-template <Layout kLA, bool kVec, bool kGather, bool kDb>
+template <Layout kLA, Layout kLB, bool kVec, bool kGather, bool kDb>
 cudaError_t launch_tile(const NarrowGemm& g, cudaStream_t stream) {
   NarrowGemm p = g;
   const auto tiles_p = static_cast<unsigned>(ceil_div(p.P, kBP));
   p.tiles_q = static_cast<unsigned>(ceil_div(p.Q, kBQ));
   void* args[] = {&p};
-  return cudaLaunchKernel(&bwd_f32_simt_narrow_kernel<kLA, kVec, kGather, kDb>, dim3(tiles_p * p.tiles_q),
+  return cudaLaunchKernel(&bwd_f32_simt_narrow_kernel<kLA, kLB, kVec, kGather, kDb>, dim3(tiles_p * p.tiles_q),
                           dim3(kThreads), args, 0, stream);
 }
 
 template <bool kVec, bool kGather>
 cudaError_t launch_dw(const NarrowGemm& g, cudaStream_t stream) {
-  return g.db != nullptr ? launch_tile<Layout::output_contiguous, kVec, kGather, true>(g, stream)
-                         : launch_tile<Layout::output_contiguous, kVec, kGather, false>(g, stream);
+  constexpr Layout oc = Layout::output_contiguous;
+  return g.db != nullptr ? launch_tile<oc, oc, kVec, kGather, true>(g, stream)
+                         : launch_tile<oc, oc, kVec, kGather, false>(g, stream);
 }
 
 }  // namespace
@@ -413,8 +458,9 @@ cudaError_t launch_bwd_dx_f32_simt_narrow(const BackwardDataLaunch& p) {
   t.Q = p.K;
   t.R = p.N;
   const bool vec = p.N % 4 == 0 && p.K % 4 == 0 && aligned16(p.g) && aligned16(p.w);
-  const cudaError_t e = vec ? launch_tile<Layout::reduction_contiguous, true, false, false>(t, p.stream)
-                            : launch_tile<Layout::reduction_contiguous, false, false, false>(t, p.stream);
+  constexpr Layout rc = Layout::reduction_contiguous, oc = Layout::output_contiguous;
+  const cudaError_t e = vec ? launch_tile<rc, oc, true, false, false>(t, p.stream)
+                            : launch_tile<rc, oc, false, false, false>(t, p.stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
 }
@@ -439,6 +485,25 @@ cudaError_t launch_bwd_dw_f32_simt_narrow(const BackwardWeightLaunch& p) {
     e = gather ? launch_dw<true, true>(t, p.stream) : launch_dw<true, false>(t, p.stream);
   else
     e = gather ? launch_dw<false, true>(t, p.stream) : launch_dw<false, false>(t, p.stream);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  return e;
+}
+
+cudaError_t launch_fwd_f32_simt_narrow(const LaunchParams& p) {
+  NarrowGemm t;
+  t.a = p.x;  // A(i = m, r = k) = X[m, k]: reduction-contiguous, ld K
+  t.lda = p.K;
+  t.b = p.w;  // B(j = n, r = k) = W[n, k]: reduction-contiguous, ld K
+  t.ldb = p.K;
+  t.bias = p.bias;
+  t.out = p.y;
+  t.P = p.M;
+  t.Q = p.N;
+  t.R = p.K;
+  const bool vec = p.K % 4 == 0 && aligned16(p.x) && aligned16(p.w);
+  constexpr Layout rc = Layout::reduction_contiguous;
+  const cudaError_t e = vec ? launch_tile<rc, rc, true, false, false>(t, p.stream)
+                            : launch_tile<rc, rc, false, false, false>(t, p.stream);
   if (e != cudaSuccess) (void)cudaGetLastError();
   return e;
 }

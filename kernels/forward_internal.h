@@ -57,6 +57,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& args, LaunchP
 // Launchers, one per variant (the .cu files).
 cudaError_t launch_fwd_f32_simt_128x128x16(const LaunchParams& p);
 cudaError_t launch_fwd_f32_simt_naive16x16(const LaunchParams& p);
+cudaError_t launch_fwd_f32_simt_narrow(const LaunchParams& p);  // kernels/bwd_f32_simt_narrow.cu
 cudaError_t launch_mutant_k_reversed(const LaunchParams& p);
 cudaError_t launch_mutant_k_split_halves(const LaunchParams& p);
 cudaError_t launch_mutant_bias_first(const LaunchParams& p);

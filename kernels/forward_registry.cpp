@@ -81,6 +81,12 @@ const std::vector<VariantEntry>& variant_entries() {
                     "micro-tiles, operands transposed into double-buffered shared memory with register "
                     "prefetch; one __fmaf_rn chain per output in ascending k"),
        &launch_fwd_f32_simt_128x128x16},
+      {make_variant("sm80.fwd.f32.fma.simt.narrow.16x32x32", 16, 32, 32, 128, 2, false,
+                    "narrow-output SIMT tile for few output columns and a long K (the seed's audio rows, N = 32, "
+                    "K = 5376), where the 128x128 tile leaves most SMs idle: 16x32 outputs per block, 128 threads "
+                    "with 2x2 register micro-tiles, X and W transposed into double-buffered shared memory with a "
+                    "two-slab register prefetch; one __fmaf_rn chain per output in ascending k, then the bias"),
+       &launch_fwd_f32_simt_narrow},
       {make_variant("sm80.fwd.f32.fma.simt.naive16x16", 16, 16, 1, 256, 1, false,
                     "reference-shaped SIMT kernel: one thread per output, 16x16 thread blocks, plain "
                     "ascending-k __fmaf_rn loop; shows the bits do not depend on the tile"),

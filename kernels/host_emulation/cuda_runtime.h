@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #define __global__
@@ -25,6 +26,13 @@ struct alignas(16) float4 {
   float x, y, z, w;
 };
 inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
+struct alignas(8) float2 {
+  float x, y;
+};
+template <class T>
+inline T __ldg(const T* p) {
+  return *p;
+}
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
   dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
@@ -77,6 +85,29 @@ inline cudaError_t cudaLaunchKernel(const void* fn, dim3 grid, dim3 block, void*
           reinterpret_cast<EmuKernel9>(fn)(x, w, bias, y, M, N, K, tiles_n, *static_cast<bool*>(args[8]));
         else
           reinterpret_cast<EmuKernel8>(fn)(x, w, bias, y, M, N, K, tiles_n);
+      });
+    for (auto& th : threads) th.join();
+  }
+  emu_block_barrier = nullptr;
+  return cudaSuccess;
+}
+
+// Kernels that take their parameters as one struct by value (the narrow tile, kernels/bwd_f32_simt_narrow.cu).
+// Chosen over the pointer form above for an exact function-pointer type.
+template <class Params>
+inline cudaError_t cudaLaunchKernel(void (*fn)(Params), dim3 grid, dim3 block, void** args, std::size_t, cudaStream_t) {
+  const auto& params = *static_cast<const std::remove_cv_t<Params>*>(args[0]);
+  const unsigned n_threads = block.x * block.y;
+  for (unsigned b = 0; b < grid.x; ++b) {
+    std::barrier<> bar(n_threads);
+    emu_block_barrier = &bar;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < n_threads; ++t)
+      threads.emplace_back([&, t] {
+        blockIdx.x = b;
+        threadIdx.x = t % block.x;
+        threadIdx.y = t / block.x;
+        fn(params);
       });
     for (auto& th : threads) th.join();
   }

@@ -13,6 +13,8 @@
 #include "kernels/fwd_f32_simt_128x128x16.cu"
 #include "kernels/fwd_f32_simt_naive16x16.cu"
 #include "kernels/mutants/fwd_f32_mutants.cu"
+// kernels/bwd_f32_simt_narrow.cu is its own translation unit (narrow_tile.cpp): its tile constants share
+// names with the 128x128 tile's.
 
 namespace {
 
@@ -109,11 +111,21 @@ int main() {
               Family::uniform);
         check("sm80.fwd.f32.fma.simt.naive16x16", launch_fwd_f32_simt_naive16x16, s.M, s.N, s.K, bias, offset,
               Family::uniform);
+        check("sm80.fwd.f32.fma.simt.narrow.16x32x32", launch_fwd_f32_simt_narrow, s.M, s.N, s.K, bias, offset,
+              Family::uniform);
       }
+  // The narrow tile's own edges: N around its 32 columns, K around its 32-step slabs and the two-slab
+  // register prefetch (1, 2, 3, 4 and 5 slabs), M around its 16 rows.
+  for (const Shape s : {Shape{17, 32, 5376}, Shape{16, 33, 96}, Shape{31, 31, 65}, Shape{1, 64, 160}, Shape{40, 7, 31}})
+    for (int offset = 0; offset < 2; ++offset)
+      check("sm80.fwd.f32.fma.simt.narrow.16x32x32", launch_fwd_f32_simt_narrow, s.M, s.N, s.K, true, offset,
+            Family::uniform);
   for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
     for (int K : {1, 4, 5, 16, 20})
-      for (int offset = 0; offset < 2; ++offset)
+      for (int offset = 0; offset < 2; ++offset) {
         check("sm80.fwd.f32.fma.simt.128x128x16", launch_fwd_f32_simt_128x128x16, 3, 5, K, false, offset, fam);
+        check("sm80.fwd.f32.fma.simt.narrow.16x32x32", launch_fwd_f32_simt_narrow, 3, 5, K, false, offset, fam);
+      }
   check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.bias-first", launch_mutant_bias_first, 33, 17, 64, true, 0, Family::uniform, false);
