@@ -3,7 +3,7 @@
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
 #   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
-#   campaign
+#   campaign,bench-narrow
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -23,6 +23,14 @@ if [[ $steps == *,bench,* ]]; then
   echo "== bench"
   "$here/ordo_bench_forward" --json "$out/bench.json" > "$out/bench.log" 2>&1 || status=1
   cat "$out/bench.log"
+fi
+if [[ $steps == *,bench-narrow,* ]]; then
+  # The FP32 forward rows with N = 32 (the seed's audio rows), the production tile and the narrow tile.
+  echo "== bench (FP32 forward, N = 32: 128x128 and narrow tiles)"
+  "$here/ordo_bench_forward" --variant sm80.fwd.f32.fma.simt.128x128x16,sm80.fwd.f32.fma.simt.narrow.16x32x32 \
+    --shapes "64,32,5376;1024,32,5376;4096,32,5376;16384,32,5376" --json "$out/bench-narrow.json" \
+    > "$out/bench-narrow.log" 2>&1 || status=1
+  cat "$out/bench-narrow.log"
 fi
 if [[ $steps == *,bench-bf16,* ]]; then
   echo "== bench (BF16 variants, f32 and bf16 output)"
