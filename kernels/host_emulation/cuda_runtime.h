@@ -64,7 +64,10 @@ inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 using EmuKernel9 = void (*)(const float*, const float*, const float*, float*, int, int, int, unsigned, bool);
 using EmuKernel8 = void (*)(const float*, const float*, const float*, float*, int, int, int, unsigned);
 
-inline cudaError_t cudaLaunchKernel(const void* fn, dim3 grid, dim3 block, void** args, std::size_t, cudaStream_t) {
+// Runs the blocks of a grid one after another, each as block.x * block.y threads sharing a barrier;
+// thread_body() runs in every thread with blockIdx and threadIdx set.
+template <class Body>
+inline void emu_run_grid(dim3 grid, dim3 block, const Body& thread_body) {
   const unsigned n_threads = block.x * block.y;
   for (unsigned b = 0; b < grid.x; ++b) {
     std::barrier<> bar(n_threads);
@@ -75,20 +78,26 @@ inline cudaError_t cudaLaunchKernel(const void* fn, dim3 grid, dim3 block, void*
         blockIdx.x = b;
         threadIdx.x = t % block.x;
         threadIdx.y = t / block.x;
-        const auto x = *static_cast<const float**>(args[0]);
-        const auto w = *static_cast<const float**>(args[1]);
-        const auto bias = *static_cast<const float**>(args[2]);
-        const auto y = *static_cast<float**>(args[3]);
-        const int M = *static_cast<int*>(args[4]), N = *static_cast<int*>(args[5]), K = *static_cast<int*>(args[6]);
-        const unsigned tiles_n = *static_cast<unsigned*>(args[7]);
-        if (block.y == 1)
-          reinterpret_cast<EmuKernel9>(fn)(x, w, bias, y, M, N, K, tiles_n, *static_cast<bool*>(args[8]));
-        else
-          reinterpret_cast<EmuKernel8>(fn)(x, w, bias, y, M, N, K, tiles_n);
+        thread_body();
       });
     for (auto& th : threads) th.join();
   }
   emu_block_barrier = nullptr;
+}
+
+inline cudaError_t cudaLaunchKernel(const void* fn, dim3 grid, dim3 block, void** args, std::size_t, cudaStream_t) {
+  emu_run_grid(grid, block, [&] {
+    const auto x = *static_cast<const float**>(args[0]);
+    const auto w = *static_cast<const float**>(args[1]);
+    const auto bias = *static_cast<const float**>(args[2]);
+    const auto y = *static_cast<float**>(args[3]);
+    const int M = *static_cast<int*>(args[4]), N = *static_cast<int*>(args[5]), K = *static_cast<int*>(args[6]);
+    const unsigned tiles_n = *static_cast<unsigned*>(args[7]);
+    if (block.y == 1)
+      reinterpret_cast<EmuKernel9>(fn)(x, w, bias, y, M, N, K, tiles_n, *static_cast<bool*>(args[8]));
+    else
+      reinterpret_cast<EmuKernel8>(fn)(x, w, bias, y, M, N, K, tiles_n);
+  });
   return cudaSuccess;
 }
 
@@ -97,20 +106,6 @@ inline cudaError_t cudaLaunchKernel(const void* fn, dim3 grid, dim3 block, void*
 template <class Params>
 inline cudaError_t cudaLaunchKernel(void (*fn)(Params), dim3 grid, dim3 block, void** args, std::size_t, cudaStream_t) {
   const auto& params = *static_cast<const std::remove_cv_t<Params>*>(args[0]);
-  const unsigned n_threads = block.x * block.y;
-  for (unsigned b = 0; b < grid.x; ++b) {
-    std::barrier<> bar(n_threads);
-    emu_block_barrier = &bar;
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < n_threads; ++t)
-      threads.emplace_back([&, t] {
-        blockIdx.x = b;
-        threadIdx.x = t % block.x;
-        threadIdx.y = t / block.x;
-        fn(params);
-      });
-    for (auto& th : threads) th.join();
-  }
-  emu_block_barrier = nullptr;
+  emu_run_grid(grid, block, [&] { fn(params); });
   return cudaSuccess;
 }
