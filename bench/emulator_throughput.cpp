@@ -42,17 +42,19 @@ struct Options {
   std::int64_t M = 1024, N = 1024, K = 1024;
   std::int64_t slow_K = 256;  // the shape's K for the per-element and scalar paths (they are 10-1000x slower)
   std::vector<std::string> contract_files;
+  std::vector<std::string> only_ids;  // --only: time just these contracts (all when empty)
   std::string json_path;
   bool slow = true;
 };
 
 void usage(std::FILE* to) {
   std::fputs(
-      "usage: ordo_bench_emulator [--shape M,N,K] [--slow-k K] [--no-slow] [--contract FILE]... [--json PATH]\n"
+      "usage: ordo_bench_emulator [--shape M,N,K] [--slow-k K] [--no-slow] [--contract FILE]... [--only ID]... [--json PATH]\n"
       "  --shape     the problem timed for every contract (default 1024,1024,1024)\n"
       "  --slow-k    K for the per-element T-FDPA path and the scalar reference (default 256)\n"
       "  --no-slow   time only the fast paths\n"
       "  --contract  also time a contract file (ordo.contract/1), e.g. contracts/fwd.f32.seg256-ascending.json\n"
+      "  --only      time only this contract id (repeatable), e.g. fwd.f32.fma-chain/1\n"
       "  --json      write every number as JSON (written atomically)\n"
       "Prints products/s (M * N * K multiply-accumulates per second) per contract and path, on 1 thread and on\n"
       "every core.\n",
@@ -94,6 +96,8 @@ Options parse(int argc, char** argv) {
       o.slow = false;
     } else if (a == "--contract") {
       o.contract_files.push_back(value());
+    } else if (a == "--only") {
+      o.only_ids.push_back(value());
     } else if (a == "--json") {
       o.json_path = value();
     } else {
@@ -219,6 +223,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ordo_bench_emulator: %s\n", e.what());
       return 2;
     }
+  }
+  if (!o.only_ids.empty()) {
+    for (const std::string& id : o.only_ids)
+      if (std::none_of(contracts.begin(), contracts.end(), [&](const ordo::Contract& c) { return c.id == id; }))
+        bad_usage("--only " + id + ": no such contract (the registry's ids and the --contract files')");
+    std::erase_if(contracts, [&](const ordo::Contract& c) {
+      return std::find(o.only_ids.begin(), o.only_ids.end(), c.id) == o.only_ids.end();
+    });
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<unsigned> thread_counts{1};
