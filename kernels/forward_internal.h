@@ -58,11 +58,24 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& args, LaunchP
 cudaError_t launch_fwd_f32_simt_128x128x16(const LaunchParams& p);
 cudaError_t launch_fwd_f32_simt_naive16x16(const LaunchParams& p);
 cudaError_t launch_fwd_f32_simt_narrow(const LaunchParams& p);  // kernels/bwd_f32_simt_narrow.cu
+cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p);  // kernels/fwd_f32_simt_by_shape.cu
 cudaError_t launch_mutant_k_reversed(const LaunchParams& p);
 cudaError_t launch_mutant_k_split_halves(const LaunchParams& p);
 cudaError_t launch_mutant_bias_first(const LaunchParams& p);
 cudaError_t launch_fwd_bf16_wmma_32x32x16(const LaunchParams& p);
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p);
+
+// The block tiles of variant sm80.fwd.f32.fma.simt.by-shape (kernels/fwd_f32_simt_by_shape.cu): BM x BN
+// outputs per block, TM x TN chains per thread, BK k-steps per staged slab, a ring of `stages` slabs.
+struct ByShapeTile {
+  const char* name;
+  int bm, bn, tm, tn, bk, stages, threads;
+};
+const std::vector<ByShapeTile>& by_shape_tiles();
+// The index of the tile the variant runs for this shape on a GPU with sm_count SMs.
+int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+// One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
+cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }

@@ -8,7 +8,7 @@ scripts/build.sh gpu-bundle
 rm -rf gpu-bundle
 mkdir -p gpu-bundle
 for bin in tools/ordo tests/ordo_gpu_tests tests/ordo_host_tests bench/ordo_bench_forward bench/ordo_bench_backward \
-  bench/ordo_bench_emulator bench/ordo_bench_exact; do
+  bench/ordo_bench_emulator bench/ordo_bench_exact bench/ordo_bench_tiles; do
   cp "build-gpu-bundle/$bin" gpu-bundle/
 done
 strip --strip-debug gpu-bundle/*
@@ -24,7 +24,7 @@ cp scripts/gpu-run.sh gpu-bundle/
 git rev-parse HEAD > gpu-bundle/COMMIT 2>/dev/null || echo unknown > gpu-bundle/COMMIT
 # Only the driver, cuBLAS and the C runtime may remain dynamic.
 for bin in gpu-bundle/ordo gpu-bundle/ordo_gpu_tests gpu-bundle/ordo_host_tests gpu-bundle/ordo_bench_forward \
-  gpu-bundle/ordo_bench_backward gpu-bundle/ordo_bench_emulator gpu-bundle/ordo_bench_exact; do
+  gpu-bundle/ordo_bench_backward gpu-bundle/ordo_bench_emulator gpu-bundle/ordo_bench_exact gpu-bundle/ordo_bench_tiles; do
   if ldd "$bin" | grep -E 'mpfr|gmp|rapidcheck|gtest|stdc\+\+|cudart' >/dev/null; then
     echo "gpu-bundle: $bin still links a library the GPU machine lacks:" >&2
     ldd "$bin" >&2

@@ -3,7 +3,7 @@
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
 #   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
-#   campaign,bench-narrow
+#   campaign,bench-narrow,bench-tiles
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -31,6 +31,14 @@ if [[ $steps == *,bench-narrow,* ]]; then
     --shapes "64,32,5376;1024,32,5376;4096,32,5376;16384,32,5376" --json "$out/bench-narrow.json" \
     > "$out/bench-narrow.log" 2>&1 || status=1
   cat "$out/bench-narrow.log"
+fi
+if [[ $steps == *,bench-tiles,* ]]; then
+  # Every block tile of the by-shape FP32 variant on the seed's FP32 forward shapes, against cuBLAS, with
+  # the measured floor of a strict chain; ORDO_TILE_SHAPES overrides the shapes.
+  echo "== bench (by-shape tiles)"
+  "$here/ordo_bench_tiles" ${ORDO_TILE_SHAPES:+--shapes "$ORDO_TILE_SHAPES"} --json "$out/bench-tiles.json" \
+    > "$out/bench-tiles.log" 2>&1 || status=1
+  cat "$out/bench-tiles.log"
 fi
 if [[ $steps == *,bench-bf16,* ]]; then
   echo "== bench (BF16 variants, f32 and bf16 output)"

@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <vector>
 
+// Kernel sources test this to pick host stand-ins for inline PTX (kernels/cp_async.cuh).
+#define ORDO_HOST_EMULATION 1
 #define __global__
 #define __device__
 #define __host__
@@ -55,9 +57,20 @@ inline float emu_gpu_nan(float f) {
 inline float __fmaf_rn(float a, float b, float c) { return emu_gpu_nan(std::fma(a, b, c)); }
 inline float __fadd_rn(float a, float b) { return emu_gpu_nan(a + b); }
 
-enum cudaError_t { cudaSuccess = 0 };
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
 using cudaStream_t = void*;
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+// One emulated device; its SM count is settable so that tests can move a shape-chosen tile's switch points.
+inline int emu_sm_count = 132;
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+inline cudaError_t cudaGetDevice(int* d) {
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
+  *value = emu_sm_count;
+  return cudaSuccess;
+}
 
 // Every ordo forward kernel takes (x, w, bias, y, M, N, K, tiles_n) and the 256x1-thread production
 // tile also a trailing bool (vec_store); the 16x16-thread kernels do not.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 // The kernel sources themselves, compiled as C++ against the shim.
@@ -46,6 +47,12 @@ const char* family_name(Family f) {
 }
 
 int failures = 0;
+
+// One tile of the by-shape variant, whatever its rule would choose (check() takes a plain function).
+int g_by_shape_tile = 0;
+cudaError_t launch_one_by_shape_tile(const LaunchParams& p) {
+  return ordo::kernels::detail::launch_fwd_f32_by_shape_tile(p, g_by_shape_tile);
+}
 
 // expect_equal = false: the variant is a mutant and at least one output must differ.
 void check(const char* name, LaunchFn launch, int M, int N, int K, bool bias, int offset, Family fam,
@@ -126,6 +133,23 @@ int main() {
         check("sm80.fwd.f32.fma.simt.128x128x16", launch_fwd_f32_simt_128x128x16, 3, 5, K, false, offset, fam);
         check("sm80.fwd.f32.fma.simt.narrow.16x32x32", launch_fwd_f32_simt_narrow, 3, 5, K, false, offset, fam);
       }
+  // Every tile of the by-shape variant: partial tiles in M and N, K tails inside a slab and across the ring
+  // (1 to 7 slabs of 8-32 steps), both copy paths, the zero-sign, Inf and NaN families.
+  const auto& tiles = by_shape_tiles();
+  for (int t = 0; t < static_cast<int>(tiles.size()); ++t) {
+    g_by_shape_tile = t;
+    const std::string name = std::string("by-shape ") + tiles[static_cast<std::size_t>(t)].name;
+    for (const Shape s : {Shape{1, 1, 1}, Shape{tiles[static_cast<std::size_t>(t)].bm + 3, tiles[static_cast<std::size_t>(t)].bn + 1, 37},
+                          Shape{5, 33, 200}, Shape{9, 17, 4}})
+      for (int offset = 0; offset < 2; ++offset)
+        check(name.c_str(), launch_one_by_shape_tile, s.M, s.N, s.K, true, offset, Family::uniform);
+    for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
+      for (int K : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
+        check(name.c_str(), launch_one_by_shape_tile, 3, 5, K, false, K % 2, fam);
+  }
+  // The rule itself, at both ends of its table: a large problem (the 128x128 tile) and a tiny one.
+  check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
+  check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
   check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.bias-first", launch_mutant_bias_first, 33, 17, 64, true, 0, Family::uniform, false);

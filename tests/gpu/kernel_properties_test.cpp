@@ -10,6 +10,7 @@
 #include "core/contract.h"
 #include "gpu_test_support.h"
 #include "kernels/forward_api.h"
+#include "kernels/forward_internal.h"
 #include "properties/forward_checks.h"
 #include "properties/suite.h"
 
@@ -61,6 +62,42 @@ TEST_F(KernelProperties, ReviewersOrderValuesOnTileEdges) {
       EXPECT_TRUE(r.passed) << id << ": " << r.detail;
     }
   }
+}
+
+// sm80.fwd.f32.fma.simt.by-shape picks its block tile from (M, N): at every M in 1..16384 where the rule
+// switches tiles (for output widths around and between the tiles' widths), a row alone (M = 1, the smallest
+// tile) equals the same row inside batches of M_switch - 1 and M_switch rows (each side's tile), first,
+// last and at a random position, bit for bit. Also the batch of 16384 rows.
+TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
+  const std::string id = "sm80.fwd.f32.fma.simt.by-shape";
+  int sm_count = 0;
+  ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  constexpr std::int64_t kK = 37;  // a K tail in every tile's slab
+  int switches = 0;
+  for (std::int64_t N : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
+    std::vector<std::int64_t> batches{16384};
+    for (std::int64_t M = 2; M <= 16384; ++M)
+      if (kernels::detail::choose_by_shape_tile(M, N, kK, sm_count) !=
+          kernels::detail::choose_by_shape_tile(M - 1, N, kK, sm_count)) {
+        batches.push_back(M - 1);
+        batches.push_back(M);
+        ++switches;
+      }
+    for (std::int64_t rows : batches) {
+      if (rows < 2 || rows * N > (std::int64_t{1} << 26)) continue;  // a row alone needs a batch; bound the memory
+      ForwardCase c;
+      c.M = 1;
+      c.N = N;
+      c.K = kK;
+      c.family = ValueFamily::cancellation;
+      c.has_bias = true;
+      c.seed = static_cast<std::uint64_t>(rows * 131 + N);
+      const CheckResult r = check_batch_invariance(kernel(id), c, rows);
+      EXPECT_TRUE(r.passed) << "N = " << N << ", batch of " << rows << " rows: " << r.detail;
+    }
+  }
+  EXPECT_GT(switches, 0) << "the rule never switched: the property would test nothing";
+  std::printf("by-shape: %d switch points over M = 1..16384 tested\n", switches);
 }
 
 }  // namespace

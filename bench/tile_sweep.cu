@@ -1,0 +1,294 @@
+// ordo_bench_tiles: every block tile of the FP32 variant sm80.fwd.f32.fma.simt.by-shape on each shape,
+// against cublasSgemm (no TF32) in the same process, next to the physical floor of a strict chain
+// measured on this GPU:
+//   * FMA latency (cycles) and the SM clock: one thread's chain of dependent __fmaf_rn, timed in clock64
+//     cycles and in events; a strict chain of K steps can take no less than K x latency / clock;
+//   * FMA peak: every SM busy with independent chains (FMA/s); M N K FMAs take at least M N K / peak;
+//   * HBM bandwidth: a device-to-device copy of 1 GiB (read + write bytes / s); a problem whose X, W and Y
+//     do not fit in L2 moves at least their bytes once.
+// The floor of a shape is the largest of the three; "of floor" = floor / time. Every tile's output must
+// equal the production 128x128 tile's bit for bit (the bits do not depend on the tile): a difference
+// fails the run (exit 1). Timings: median of --reps launches after 3 warm-ups, CUDA events.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_common.h"
+#include "bench/bench_kernels.h"
+#include "bench/cublas_reference.h"
+#include "core/large_allocations.h"
+#include "kernels/forward_api.h"
+#include "kernels/forward_internal.h"
+
+namespace {
+
+using ordo::bench::check_cuda;
+using ordo::bench::check_int;
+using ordo::bench::DeviceBuffer;
+using ordo::bench::die;
+using ordo::bench::Shape;
+namespace detail = ordo::kernels::detail;
+
+constexpr int kChainSteps = 1 << 16;
+
+__global__ void fma_chain_kernel(float a, float b, float* out, long long* cycles) {
+  float acc = a;
+  const long long t0 = clock64();
+#pragma unroll 64
+  for (int i = 0; i < kChainSteps; ++i) acc = __fmaf_rn(acc, b, a);
+  const long long t1 = clock64();
+  *out = acc;
+  *cycles = t1 - t0;
+}
+
+constexpr int kPeakChains = 8;
+constexpr int kPeakSteps = 1 << 14;
+__global__ void fma_peak_kernel(float a, float b, float* out) {
+  float acc[kPeakChains];
+#pragma unroll
+  for (int c = 0; c < kPeakChains; ++c) acc[c] = a + static_cast<float>(threadIdx.x + c);
+  for (int i = 0; i < kPeakSteps; ++i)
+#pragma unroll
+    for (int c = 0; c < kPeakChains; ++c) acc[c] = __fmaf_rn(acc[c], b, a);
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < kPeakChains; ++c) s += acc[c];
+  if (s == 12345.0f) *out = s;  // never true for these inputs; keeps the chains alive
+}
+
+struct Floors {
+  double latency_cycles = 0, clock_hz = 0, fma_per_s = 0, hbm_bytes_per_s = 0;
+  int l2_bytes = 0, sms = 0;
+};
+
+double event_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+  return ms;
+}
+
+Floors measure_floors(cudaStream_t stream) {
+  Floors f;
+  int dev = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
+  check_cuda(cudaDeviceGetAttribute(&f.l2_bytes, cudaDevAttrL2CacheSize, dev), "attribute");
+  DeviceBuffer out(64), cyc(64);
+  cudaEvent_t e0, e1;
+  check_cuda(cudaEventCreate(&e0), "event");
+  check_cuda(cudaEventCreate(&e1), "event");
+  // Latency and clock: one thread, best of 5.
+  double best_ms = 1e30, best_cycles = 0;
+  for (int r = 0; r < 5; ++r) {
+    check_cuda(cudaEventRecord(e0, stream), "record");
+    fma_chain_kernel<<<1, 1, 0, stream>>>(0.999f, 0.5f, static_cast<float*>(out.get()), static_cast<long long*>(cyc.get()));
+    check_cuda(cudaEventRecord(e1, stream), "record");
+    check_cuda(cudaStreamSynchronize(stream), "chain kernel");
+    long long c = 0;
+    check_cuda(cudaMemcpy(&c, cyc.get(), sizeof c, cudaMemcpyDeviceToHost), "copy");
+    const double ms = event_ms(e0, e1);
+    if (ms < best_ms) best_ms = ms, best_cycles = static_cast<double>(c);
+  }
+  f.latency_cycles = best_cycles / kChainSteps;
+  f.clock_hz = best_cycles / (best_ms * 1e-3);  // the chain is nearly all of the kernel's time
+  // Peak: 8 blocks of 256 threads per SM, 8 chains each.
+  const int blocks = f.sms * 8, threads = 256;
+  double peak_ms = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    check_cuda(cudaEventRecord(e0, stream), "record");
+    fma_peak_kernel<<<blocks, threads, 0, stream>>>(0.999f, 0.5f, static_cast<float*>(out.get()));
+    check_cuda(cudaEventRecord(e1, stream), "record");
+    check_cuda(cudaStreamSynchronize(stream), "peak kernel");
+    peak_ms = std::min(peak_ms, event_ms(e0, e1));
+  }
+  f.fma_per_s = static_cast<double>(blocks) * threads * kPeakChains * kPeakSteps / (peak_ms * 1e-3);
+  // HBM: copy 1 GiB.
+  const std::size_t bytes = std::size_t{1} << 30;
+  DeviceBuffer a(bytes), b(bytes);
+  double copy_ms = 1e30;
+  for (int r = 0; r < 4; ++r) {
+    check_cuda(cudaEventRecord(e0, stream), "record");
+    check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+    check_cuda(cudaEventRecord(e1, stream), "record");
+    check_cuda(cudaStreamSynchronize(stream), "copy");
+    copy_ms = std::min(copy_ms, event_ms(e0, e1));
+  }
+  f.hbm_bytes_per_s = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e-3);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return f;
+}
+
+struct FloorOf {
+  double ms = 0;
+  const char* what = "";
+};
+
+FloorOf floor_of(const Shape& s, const Floors& f) {
+  const double fma = static_cast<double>(s.M) * s.N * s.K / f.fma_per_s * 1e3;
+  const double chain = static_cast<double>(s.K) * f.latency_cycles / f.clock_hz * 1e3;
+  const double bytes = 4.0 * (static_cast<double>(s.M) * s.K + static_cast<double>(s.N) * s.K + static_cast<double>(s.M) * s.N);
+  const double hbm = bytes > f.l2_bytes ? bytes / f.hbm_bytes_per_s * 1e3 : 0.0;
+  FloorOf r{fma, "FMA peak"};
+  if (chain > r.ms) r = {chain, "chain latency"};
+  if (hbm > r.ms) r = {hbm, "HBM bandwidth"};
+  return r;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> v;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find(';', pos), text.size());
+    const std::string one = text.substr(pos, end - pos);
+    long long m = 0, n = 0, k = 0;
+    char tail = 0;
+    if (std::sscanf(one.c_str(), "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1)
+      die("--shapes: \"" + one + "\" is not M,N,K with each >= 1");
+    v.push_back({m, n, k});
+    pos = end + 1;
+  }
+  return v;
+}
+
+template <class Fn>
+double median_ms(const Fn& launch, int reps, cudaStream_t stream) {
+  cudaEvent_t e0, e1;
+  check_cuda(cudaEventCreate(&e0), "event");
+  check_cuda(cudaEventCreate(&e1), "event");
+  for (int i = 0; i < 3; ++i) launch();
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    check_int(ordo::bench::enqueue_spin(stream, 20000), "spin");  // hides the host side of the launch
+    check_cuda(cudaEventRecord(e0, stream), "record");
+    launch();
+    check_cuda(cudaEventRecord(e1, stream), "record");
+    check_cuda(cudaStreamSynchronize(stream), "timed launch");
+    ms.push_back(event_ms(e0, e1));
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ordo::bench::median(ms);
+}
+
+void usage(std::FILE* to) {
+  std::fputs(
+      "usage: ordo_bench_tiles [--shapes \"M,N,K;...\"] [--reps N] [--json PATH]\n"
+      "Times every block tile of sm80.fwd.f32.fma.simt.by-shape, the tile its rule chooses and cublasSgemm (no\n"
+      "TF32) on each shape, with the measured floor of a strict FMA chain (latency, FMA peak, HBM) and the\n"
+      "fraction of it reached. Every tile's output must equal the 128x128 production tile's bit for bit.\n"
+      "Exit codes: 0 ok, 1 error or a bit difference, 2 no GPU.\n",
+      to);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ordo::keep_large_allocations_mapped();
+  std::string shapes_text = "64,32,5376;1024,32,5376;4096,32,5376;16384,32,5376;64,5376,5376;1024,5376,5376";
+  std::string json_path;
+  int reps = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (a == "--shapes") {
+      shapes_text = value();
+    } else if (a == "--reps") {
+      reps = std::atoi(value().c_str());
+      if (reps < 1 || reps > 1000) die("--reps: want 1..1000");
+    } else if (a == "--json") {
+      json_path = value();
+    } else {
+      usage(stderr);
+      die("unknown argument " + a);
+    }
+  }
+  const std::vector<Shape> shapes = parse_shapes(shapes_text);
+  const ordo::kernels::DeviceInfo dev = ordo::kernels::device_info(0);
+  if (!dev.present) die("no usable CUDA device: " + dev.reason, ordo::bench::kExitNoGpu);
+  cudaStream_t stream;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  const Floors f = measure_floors(stream);
+  std::printf("GPU: %s (sm_%d, %d SMs, L2 %d MiB)\n", dev.name.c_str(), dev.sm, f.sms, f.l2_bytes >> 20);
+  std::printf("measured: FMA latency %.2f cycles at %.3f GHz; FMA peak %.2f TFLOP/s; HBM copy %.2f TB/s\n",
+              f.latency_cycles, f.clock_hz * 1e-9, 2 * f.fma_per_s * 1e-12, f.hbm_bytes_per_s * 1e-12);
+  ordo::bench::CublasReference cublas(stream);
+  const auto& tiles = detail::by_shape_tiles();
+  std::string json = "{\"schema\":\"ordo.bench-tiles/1\",\"gpu\":\"" + ordo::bench::json_escape(dev.name) +
+                     "\",\"sm\":" + std::to_string(dev.sm) + ",\"floors\":{\"fma_latency_cycles\":" +
+                     std::to_string(f.latency_cycles) + ",\"clock_hz\":" + std::to_string(f.clock_hz) +
+                     ",\"fma_per_s\":" + std::to_string(f.fma_per_s) + ",\"hbm_bytes_per_s\":" +
+                     std::to_string(f.hbm_bytes_per_s) + "},\"rows\":[";
+  bool first_row = true, bits_ok = true;
+  for (const Shape& s : shapes) {
+    const std::size_t nx = static_cast<std::size_t>(s.M * s.K), nw = static_cast<std::size_t>(s.N * s.K),
+                      ny = static_cast<std::size_t>(s.M * s.N);
+    DeviceBuffer x(nx * 4), w(nw * 4), yc(ny * 4), yk(ny * 4), yref(ny * 4);
+    check_int(ordo::bench::fill_uniform(static_cast<float*>(x.get()), nx, 1, stream), "fill");
+    check_int(ordo::bench::fill_uniform(static_cast<float*>(w.get()), nw, 2, stream), "fill");
+    ordo::kernels::ForwardArgs args;
+    args.x = {x.get(), ordo::DType::f32, s.M, s.K};
+    args.w = {w.get(), ordo::DType::f32, s.N, s.K};
+    args.y = yref.get();
+    args.y_dtype = ordo::DType::f32;
+    args.y_rows = s.M;
+    args.y_cols = s.N;
+    args.stream = stream;
+    if (ordo::Status st = ordo::kernels::forward("sm80.fwd.f32.fma.simt.128x128x16", args); !st.ok())
+      die("reference tile: " + st.to_string());
+    detail::LaunchParams p;
+    p.x = static_cast<const float*>(x.get());
+    p.w = static_cast<const float*>(w.get());
+    p.y = static_cast<float*>(yk.get());
+    p.M = static_cast<int>(s.M), p.N = static_cast<int>(s.N), p.K = static_cast<int>(s.K);
+    p.stream = stream;
+    const double cublas_ms = median_ms(
+        [&] { cublas.gemm(ordo::DType::f32, ordo::DType::f32, s, x.get(), w.get(), yc.get()); }, reps, stream);
+    const FloorOf fl = floor_of(s, f);
+    const int chosen = detail::choose_by_shape_tile(s.M, s.N, s.K, f.sms);
+    std::printf("\nM=%lld N=%lld K=%lld: cuBLAS %.4f ms; floor %.4f ms (%s)\n", static_cast<long long>(s.M),
+                static_cast<long long>(s.N), static_cast<long long>(s.K), cublas_ms, fl.ms, fl.what);
+    std::printf("  %-22s %7s %10s %8s %9s %6s\n", "tile", "blocks", "ms", "ratio", "of floor", "bits");
+    std::vector<float> ref(ny), got(ny);
+    check_cuda(cudaMemcpy(ref.data(), yref.get(), ny * 4, cudaMemcpyDeviceToHost), "copy");
+    for (int t = 0; t < static_cast<int>(tiles.size()); ++t) {
+      const auto& tile = tiles[static_cast<std::size_t>(t)];
+      check_cuda(cudaMemsetAsync(yk.get(), 0xff, ny * 4, stream), "poison");
+      check_cuda(detail::launch_fwd_f32_by_shape_tile(p, t), "tile launch");
+      check_cuda(cudaStreamSynchronize(stream), "tile run");
+      check_cuda(cudaMemcpy(got.data(), yk.get(), ny * 4, cudaMemcpyDeviceToHost), "copy");
+      const bool same = std::memcmp(ref.data(), got.data(), ny * 4) == 0;
+      bits_ok = bits_ok && same;
+      const double ms = median_ms([&] { check_cuda(detail::launch_fwd_f32_by_shape_tile(p, t), "tile launch"); }, reps, stream);
+      const long long blocks = ((s.M + tile.bm - 1) / tile.bm) * ((s.N + tile.bn - 1) / tile.bn);
+      std::printf("  %-22s %7lld %10.4f %8.3f %8.1f%% %6s%s\n", tile.name, blocks, ms, ms / cublas_ms,
+                  100.0 * fl.ms / ms, same ? "same" : "DIFFER", t == chosen ? "  <- chosen" : "");
+      json += std::string(first_row ? "" : ",") + "{\"M\":" + std::to_string(s.M) + ",\"N\":" + std::to_string(s.N) +
+              ",\"K\":" + std::to_string(s.K) + ",\"tile\":\"" + tile.name + "\",\"chosen\":" +
+              (t == chosen ? "true" : "false") + ",\"ms\":" + std::to_string(ms) + ",\"cublas_ms\":" +
+              std::to_string(cublas_ms) + ",\"floor_ms\":" + std::to_string(fl.ms) + ",\"floor\":\"" + fl.what +
+              "\",\"bits_equal_128x128\":" + (same ? "true" : "false") + "}";
+      first_row = false;
+    }
+  }
+  json += "]}\n";
+  if (!json_path.empty()) {
+    const std::string tmp = json_path + ".tmp";
+    std::ofstream(tmp) << json;
+    if (std::rename(tmp.c_str(), json_path.c_str()) != 0) die("cannot write " + json_path);
+  }
+  std::printf("\n%s\n", bits_ok ? "every tile's bits equal the 128x128 tile's" : "BIT DIFFERENCES (see DIFFER)");
+  return bits_ok ? 0 : 1;
+}
