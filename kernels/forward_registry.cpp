@@ -88,11 +88,11 @@ const std::vector<VariantEntry>& variant_entries() {
                     "two-slab register prefetch; one __fmaf_rn chain per output in ascending k, then the bias"),
        &launch_fwd_f32_simt_narrow},
       {make_variant("sm80.fwd.f32.fma.simt.by-shape", 4, 16, 8, 256, 4, false,
-                    "SIMT tile chosen by shape (kernels/fwd_f32_simt_by_shape.cu): one kernel template over a table "
-                    "of block tiles from 4x16 (1 chain per thread) to 128x128 (8x8 chains per thread), operands "
-                    "reduction-contiguous in a cp.async ring of 4-6 slabs; the rule takes the tile with the most reuse "
-                    "that still gives every SM a block. One __fmaf_rn chain per output in ascending k, then the bias: "
-                    "the bits do not depend on the tile"),
+                    "SIMT tile chosen by shape (kernels/fwd_f32_simt_by_shape.cu): one cp.async-pipelined kernel template over "
+                    "block tiles from 4x16 (one chain per thread, slabs of 128 k) to 64x64 (4x4 chains per thread), plus "
+                    "the production 128x128 tile; the rule takes, in order of reuse, the first tile no wider than the "
+                    "output that fills the SMs evenly (>= 0.9 blocks per SM, last wave >= 80% full), else the smallest. "
+                    "One __fmaf_rn chain per output in ascending k, then the bias: the bits do not depend on the tile"),
        &launch_fwd_f32_simt_by_shape},
       {make_variant("sm80.fwd.f32.fma.simt.naive16x16", 16, 16, 1, 256, 1, false,
                     "reference-shaped SIMT kernel: one thread per output, 16x16 thread blocks, plain "
