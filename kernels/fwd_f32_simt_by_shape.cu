@@ -261,7 +261,7 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
 }
 
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int sm_count) {
-  // Measured on the H200 (reports/evidence/h200-by-shape-tiles/): a tile pays when its grid fills the
+  // Measured on the H200 (reports/evidence/h200-ec46e69-by-shape-tiles/): a tile pays when its grid fills the
   // SMs evenly. So, in order of reuse, the first tile that is not wider than the output (rounded up to
   // 16 columns: wider tiles idle half their threads), that gives at least 0.9 blocks per SM, and whose
   // last wave is not mostly empty (blocks / (waves x SMs) >= 0.8). A problem too small for any gets the
