@@ -42,6 +42,7 @@
 #include "bench/bench_kernels.h"
 #include "bench/tolerance.h"
 #include "core/dtype.h"
+#include "bench/physical_floors.h"
 #include "kernels/backward_api.h"
 #include "kernels/backward_internal.h"
 #include "core/large_allocations.h"
@@ -270,6 +271,7 @@ struct Row {
   double ms = 0, cublas_ms = 0, rel_diff = 0;
   int reps = 0;
   bool matches = false;
+  ordo::bench::Floor floor;  // FP32 only (bench/physical_floors.h); ms 0 otherwise
 };
 
 // Times `kernel` and `reference` interleaved, each after a spin, between two events. Medians in ms.
@@ -319,16 +321,18 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ord
   f << "  \"bench\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    char buf[512];
+    char buf[768];
     std::snprintf(buf, sizeof buf,
                   "%s\n    {\"op\": \"%s\", \"kernel\": \"%s\", \"dtype\": \"%s\", \"M\": %lld, \"N\": %lld, "
                   "\"K\": %lld, \"ms\": %.6f, "
                   "\"cublas_ms\": %.6f, \"ratio\": %.4f, \"tflops\": %.3f, \"cublas_tflops\": %.3f, \"reps\": %d, "
-                  "\"rel_diff\": %.3e, \"matches\": %s}",
+                  "\"rel_diff\": %.3e, \"matches\": %s, \"floor_ms\": %.6f, \"floor\": \"%s\", "
+                  "\"fraction_of_floor\": %.4f}",
                   i ? "," : "", r.op.c_str(), r.kernel.c_str(), r.dtype.c_str(), static_cast<long long>(r.s.M),
                   static_cast<long long>(r.s.N), static_cast<long long>(r.s.K), r.ms, r.cublas_ms,
                   r.cublas_ms > 0 ? r.ms / r.cublas_ms : 0.0, tflops(r.s, r.ms), tflops(r.s, r.cublas_ms), r.reps,
-                  std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.matches ? "true" : "false");
+                  std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.matches ? "true" : "false", r.floor.ms,
+                  r.floor.what, r.ms > 0 ? r.floor.ms / r.ms : 0.0);
     f << buf;
   }
   f << "\n  ]\n}\n";
@@ -386,8 +390,12 @@ int main(int argc, char** argv) {
     check_cuda(static_cast<cudaError_t>(ordo::bench::fill_uniform(w.f(), nk, kSeedW, stream)), "fill w");
   }
 
+  const ordo::bench::PhysicalFloors floors = ordo::bench::measure_physical_floors(stream);
+  std::printf("floors (measured): FMA latency %.2f cycles at %.3f GHz, FMA peak %.2f TFLOP/s, HBM %.2f TB/s\n",
+              floors.fma_latency_cycles, floors.clock_hz * 1e-9, 2 * floors.fma_per_s * 1e-12,
+              floors.hbm_bytes_per_s * 1e-12);
   std::printf("\n%-10s %6s %6s %6s %10s %10s %7s %9s %9s  %s\n", "op", "M", "N", "K", "kernel_ms", "cublas_ms",
-              "ratio", "kern_TF/s", "cubl_TF/s", "check (max|diff|/max|out|)");
+              "ratio", "kern_TF/s", "cubl_TF/s", "check (max|diff|/max|out|); floor (FP32)");
   std::vector<Row> rows;
   bool all_ok = true;
   for (const Shape& s : o.shapes) {
@@ -501,9 +509,19 @@ int main(int argc, char** argv) {
                     op.c_str(), M, N, K, r.rel_diff, tol);
       all_ok = all_ok && r.matches;
       time_pair(kernel, reference, o, stream, &r.ms, &r.cublas_ms);
-      std::printf("%-10s %6d %6d %6d %10.4f %10.4f %7.3f %9.2f %9.2f  %s (%.1e)\n", op.c_str(), M, N, K, r.ms,
+      if (!bf16) {
+        // dX [M,K]: chains over the N outputs of the forward; dW [N,K]: over the M tokens.
+        const double mnk = static_cast<double>(s.M) * s.N * s.K;
+        const double bytes = 4.0 * (op == "dx" ? static_cast<double>(s.M * s.N + s.N * s.K + s.M * s.K)
+                                               : static_cast<double>(s.M * s.N + s.M * s.K + s.N * s.K));
+        r.floor = ordo::bench::strict_chain_floor(floors, mnk, op == "dx" ? s.N : s.M, bytes);
+      }
+      std::printf("%-10s %6d %6d %6d %10.4f %10.4f %7.3f %9.2f %9.2f  %s (%.1e)", op.c_str(), M, N, K, r.ms,
                   r.cublas_ms, r.cublas_ms > 0 ? r.ms / r.cublas_ms : 0.0, tflops(s, r.ms), tflops(s, r.cublas_ms),
                   r.matches ? "match" : "MISMATCH", r.rel_diff);
+      if (r.floor.ms > 0)
+        std::printf("; floor %.4f ms (%s), %.0f%% of it", r.floor.ms, r.floor.what, 100.0 * r.floor.ms / r.ms);
+      std::printf("\n");
       std::fflush(stdout);
       rows.push_back(r);
     }

@@ -32,6 +32,8 @@ void print_table_row(const Row& r) {
                 r.variant.c_str(), dt(r.out).c_str(), r.ms, r.cublas_ms, ratio(r), tflops(r.s, r.ms),
                 tflops(r.s, r.cublas_ms), r.reps, r.cublas_reps, r.l2_resident ? "L2-resident" : "not L2-resident",
                 r.matches ? "match" : "MISMATCH", r.rel_diff);
+    if (r.floor_ms > 0)
+      std::printf("%6s floor %.4f ms (%s): %.0f%% of it\n", "", r.floor_ms, r.floor.c_str(), 100.0 * r.floor_ms / r.ms);
   }
   std::fflush(stdout);
 }
@@ -41,7 +43,9 @@ void print_table_footer() {
       "\nratio = kernel_ms / cublas_ms (lower is better); TF/s = 2*M*N*K / median time. reps, c_rep: timed\n"
       "runs behind the kernel's and cuBLAS's medians. 'L2-resident': x, w and both outputs fit in L2 together\n"
       "and are reused by every rep (warm); otherwise each rep streams from HBM. check: max|y - y_cublas| /\n"
-      "max|y_cublas| against the tolerance of the row's dtypes.\n");
+      "max|y_cublas| against the tolerance of the row's dtypes. floor (FP32 rows): the largest of K x FMA latency /\n"
+      "clock, M*N*K / FMA peak and (not L2-resident) the bytes of X, W, Y / HBM bandwidth, each measured on this GPU\n"
+      "at start; no fixed-order kernel can be faster.\n");
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, const RunInfo& info) {
@@ -64,6 +68,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Run
                   r.matches ? "true" : "false", std::isfinite(r.rel_diff) ? r.rel_diff : -1.0, r.tolerance,
                   r.l2_resident ? "true" : "false", json_escape(r.cublas).c_str());
     f << buf;
+    if (r.floor_ms > 0)
+      f << ", \"floor_ms\": " << r.floor_ms << ", \"floor\": \"" << r.floor << "\", \"fraction_of_floor\": "
+        << (r.ms > 0 ? r.floor_ms / r.ms : 0.0);
     if (!r.error.empty()) f << ", \"error\": \"" << json_escape(r.error) << "\"";
     f << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }

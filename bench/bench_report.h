@@ -22,6 +22,8 @@ struct Row {
   double tolerance = 0;           // the bound rel_diff was held to
   bool matches = false;
   bool l2_resident = false;
+  double floor_ms = 0;  // the strict chain's physical floor (bench/physical_floors.h); 0: not modelled (BF16)
+  std::string floor;    // which floor: "chain latency", "FMA peak", "HBM bandwidth"
   std::string error;  // non-empty: the kernel call was refused or failed; no timing
 };
 

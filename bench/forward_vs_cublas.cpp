@@ -35,6 +35,7 @@
 #include "bench/bench_kernels.h"
 #include "bench/bench_report.h"
 #include "bench/cublas_reference.h"
+#include "bench/physical_floors.h"
 #include "bench/tolerance.h"
 #include "kernels/forward_api.h"
 #include "core/large_allocations.h"
@@ -205,7 +206,7 @@ void compare(const WorkItem& it, const Buffers& buf, cudaStream_t stream, Row* r
 
 // Checks and times every variant of one row against cuBLAS; appends one Row per variant.
 void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasReference& cublas, Timer& timer,
-              cudaStream_t stream, int l2_bytes, std::vector<Row>* rows) {
+              cudaStream_t stream, int l2_bytes, const PhysicalFloors& floors, std::vector<Row>* rows) {
   const Bytes b = bytes_of(it);
   Row base;
   base.s = it.s;
@@ -213,6 +214,12 @@ void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasRe
   base.out = it.out;
   base.cublas = CublasReference::describe(it.operand, it.out);
   base.l2_resident = b.x + b.w + 2 * b.y <= static_cast<std::size_t>(l2_bytes);
+  if (it.operand == DType::f32) {  // the FMA path's floors; the tensor cores' are not modelled
+    const Floor f = strict_chain_floor(floors, static_cast<double>(it.s.M) * it.s.N * it.s.K, it.s.K,
+                                       static_cast<double>(b.x + b.w + b.y));
+    base.floor_ms = f.ms;
+    base.floor = f.what;
+  }
 
   auto run_cublas = [&] { cublas.gemm(it.operand, it.out, it.s, buf.x.get(), buf.w.get(), buf.yc.get()); };
   run_cublas();  // the reference Y, kept in yc for the checks below
@@ -307,6 +314,10 @@ int main(int argc, char** argv) {
       std::printf(", at most %g s of timed runs per implementation and row (at least %d runs)", o.max_seconds_per_row,
                   std::min(o.reps, kMinRepsWhenCapped));
     std::printf("\ncuBLAS: %s", CublasReference::describe(DType::f32, DType::f32).c_str());
+    const PhysicalFloors floors = measure_physical_floors(stream);
+    std::printf("\nfloors (measured): FMA latency %.2f cycles at %.3f GHz, FMA peak %.2f TFLOP/s, HBM %.2f TB/s",
+                floors.fma_latency_cycles, floors.clock_hz * 1e-9, 2 * floors.fma_per_s * 1e-12,
+                floors.hbm_bytes_per_s * 1e-12);
     if (std::any_of(items.begin(), items.end(), [](const WorkItem& it) { return it.operand == DType::bf16; }))
       std::printf("; cublasGemmEx, bf16 operands, CUBLAS_COMPUTE_32F, f32 or bf16 output");
     std::printf("\n");
@@ -345,7 +356,7 @@ int main(int argc, char** argv) {
         }
         filled = &it;
       }
-      run_item(it, o, buf, cublas, timer, stream, l2_bytes, &rows);
+      run_item(it, o, buf, cublas, timer, stream, l2_bytes, floors, &rows);
     }
     print_table_footer();
     std::fprintf(stderr, "done: %zu row(s) in %.1f s\n", rows.size(), elapsed_s());

@@ -22,6 +22,7 @@
 #include "bench/bench_common.h"
 #include "bench/bench_kernels.h"
 #include "bench/cublas_reference.h"
+#include "bench/physical_floors.h"
 #include "core/large_allocations.h"
 #include "kernels/forward_api.h"
 #include "kernels/forward_internal.h"
@@ -35,110 +36,12 @@ using ordo::bench::die;
 using ordo::bench::Shape;
 namespace detail = ordo::kernels::detail;
 
-constexpr int kChainSteps = 1 << 16;
-
-__global__ void fma_chain_kernel(float a, float b, float* out, long long* cycles) {
-  float acc = a;
-  const long long t0 = clock64();
-#pragma unroll 64
-  for (int i = 0; i < kChainSteps; ++i) acc = __fmaf_rn(acc, b, a);
-  const long long t1 = clock64();
-  *out = acc;
-  *cycles = t1 - t0;
-}
-
-constexpr int kPeakChains = 8;
-constexpr int kPeakSteps = 1 << 14;
-__global__ void fma_peak_kernel(float a, float b, float* out) {
-  float acc[kPeakChains];
-#pragma unroll
-  for (int c = 0; c < kPeakChains; ++c) acc[c] = a + static_cast<float>(threadIdx.x + c);
-  for (int i = 0; i < kPeakSteps; ++i)
-#pragma unroll
-    for (int c = 0; c < kPeakChains; ++c) acc[c] = __fmaf_rn(acc[c], b, a);
-  float s = 0;
-#pragma unroll
-  for (int c = 0; c < kPeakChains; ++c) s += acc[c];
-  if (s == 12345.0f) *out = s;  // never true for these inputs; keeps the chains alive
-}
-
-struct Floors {
-  double latency_cycles = 0, clock_hz = 0, fma_per_s = 0, hbm_bytes_per_s = 0;
-  int l2_bytes = 0, sms = 0;
-};
+using ordo::bench::PhysicalFloors;
 
 double event_ms(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
   return ms;
-}
-
-Floors measure_floors(cudaStream_t stream) {
-  Floors f;
-  int dev = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
-  check_cuda(cudaDeviceGetAttribute(&f.l2_bytes, cudaDevAttrL2CacheSize, dev), "attribute");
-  DeviceBuffer out(64), cyc(64);
-  cudaEvent_t e0, e1;
-  check_cuda(cudaEventCreate(&e0), "event");
-  check_cuda(cudaEventCreate(&e1), "event");
-  // Latency and clock: one thread, best of 5.
-  double best_ms = 1e30, best_cycles = 0;
-  for (int r = 0; r < 5; ++r) {
-    check_cuda(cudaEventRecord(e0, stream), "record");
-    fma_chain_kernel<<<1, 1, 0, stream>>>(0.999f, 0.5f, static_cast<float*>(out.get()), static_cast<long long*>(cyc.get()));
-    check_cuda(cudaEventRecord(e1, stream), "record");
-    check_cuda(cudaStreamSynchronize(stream), "chain kernel");
-    long long c = 0;
-    check_cuda(cudaMemcpy(&c, cyc.get(), sizeof c, cudaMemcpyDeviceToHost), "copy");
-    const double ms = event_ms(e0, e1);
-    if (ms < best_ms) best_ms = ms, best_cycles = static_cast<double>(c);
-  }
-  f.latency_cycles = best_cycles / kChainSteps;
-  f.clock_hz = best_cycles / (best_ms * 1e-3);  // the chain is nearly all of the kernel's time
-  // Peak: 8 blocks of 256 threads per SM, 8 chains each.
-  const int blocks = f.sms * 8, threads = 256;
-  double peak_ms = 1e30;
-  for (int r = 0; r < 3; ++r) {
-    check_cuda(cudaEventRecord(e0, stream), "record");
-    fma_peak_kernel<<<blocks, threads, 0, stream>>>(0.999f, 0.5f, static_cast<float*>(out.get()));
-    check_cuda(cudaEventRecord(e1, stream), "record");
-    check_cuda(cudaStreamSynchronize(stream), "peak kernel");
-    peak_ms = std::min(peak_ms, event_ms(e0, e1));
-  }
-  f.fma_per_s = static_cast<double>(blocks) * threads * kPeakChains * kPeakSteps / (peak_ms * 1e-3);
-  // HBM: copy 1 GiB.
-  const std::size_t bytes = std::size_t{1} << 30;
-  DeviceBuffer a(bytes), b(bytes);
-  double copy_ms = 1e30;
-  for (int r = 0; r < 4; ++r) {
-    check_cuda(cudaEventRecord(e0, stream), "record");
-    check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream), "copy");
-    check_cuda(cudaEventRecord(e1, stream), "record");
-    check_cuda(cudaStreamSynchronize(stream), "copy");
-    copy_ms = std::min(copy_ms, event_ms(e0, e1));
-  }
-  f.hbm_bytes_per_s = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e-3);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return f;
-}
-
-struct FloorOf {
-  double ms = 0;
-  const char* what = "";
-};
-
-FloorOf floor_of(const Shape& s, const Floors& f) {
-  const double fma = static_cast<double>(s.M) * s.N * s.K / f.fma_per_s * 1e3;
-  const double chain = static_cast<double>(s.K) * f.latency_cycles / f.clock_hz * 1e3;
-  const double bytes = 4.0 * (static_cast<double>(s.M) * s.K + static_cast<double>(s.N) * s.K + static_cast<double>(s.M) * s.N);
-  const double hbm = bytes > f.l2_bytes ? bytes / f.hbm_bytes_per_s * 1e3 : 0.0;
-  FloorOf r{fma, "FMA peak"};
-  if (chain > r.ms) r = {chain, "chain latency"};
-  if (hbm > r.ms) r = {hbm, "HBM bandwidth"};
-  return r;
 }
 
 std::vector<Shape> parse_shapes(const std::string& text) {
@@ -220,15 +123,15 @@ int main(int argc, char** argv) {
   if (!dev.present) die("no usable CUDA device: " + dev.reason, ordo::bench::kExitNoGpu);
   cudaStream_t stream;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  const Floors f = measure_floors(stream);
-  std::printf("GPU: %s (sm_%d, %d SMs, L2 %d MiB)\n", dev.name.c_str(), dev.sm, f.sms, f.l2_bytes >> 20);
+  const PhysicalFloors f = ordo::bench::measure_physical_floors(stream);
+  std::printf("GPU: %s (sm_%d, %d SMs, L2 %d MiB)\n", dev.name.c_str(), dev.sm, f.sm_count, f.l2_bytes >> 20);
   std::printf("measured: FMA latency %.2f cycles at %.3f GHz; FMA peak %.2f TFLOP/s; HBM copy %.2f TB/s\n",
-              f.latency_cycles, f.clock_hz * 1e-9, 2 * f.fma_per_s * 1e-12, f.hbm_bytes_per_s * 1e-12);
+              f.fma_latency_cycles, f.clock_hz * 1e-9, 2 * f.fma_per_s * 1e-12, f.hbm_bytes_per_s * 1e-12);
   ordo::bench::CublasReference cublas(stream);
   const auto& tiles = detail::by_shape_tiles();
   std::string json = "{\"schema\":\"ordo.bench-tiles/1\",\"gpu\":\"" + ordo::bench::json_escape(dev.name) +
                      "\",\"sm\":" + std::to_string(dev.sm) + ",\"floors\":{\"fma_latency_cycles\":" +
-                     std::to_string(f.latency_cycles) + ",\"clock_hz\":" + std::to_string(f.clock_hz) +
+                     std::to_string(f.fma_latency_cycles) + ",\"clock_hz\":" + std::to_string(f.clock_hz) +
                      ",\"fma_per_s\":" + std::to_string(f.fma_per_s) + ",\"hbm_bytes_per_s\":" +
                      std::to_string(f.hbm_bytes_per_s) + "},\"rows\":[";
   bool first_row = true, bits_ok = true;
@@ -256,8 +159,9 @@ int main(int argc, char** argv) {
     p.stream = stream;
     const double cublas_ms = median_ms(
         [&] { cublas.gemm(ordo::DType::f32, ordo::DType::f32, s, x.get(), w.get(), yc.get()); }, reps, stream);
-    const FloorOf fl = floor_of(s, f);
-    const int chosen = detail::choose_by_shape_tile(s.M, s.N, s.K, f.sms);
+    const ordo::bench::Floor fl = ordo::bench::strict_chain_floor(
+        f, static_cast<double>(s.M) * s.N * s.K, s.K, 4.0 * static_cast<double>(nx + nw + ny));
+    const int chosen = detail::choose_by_shape_tile(s.M, s.N, s.K, f.sm_count);
     std::printf("\nM=%lld N=%lld K=%lld: cuBLAS %.4f ms; floor %.4f ms (%s)\n", static_cast<long long>(s.M),
                 static_cast<long long>(s.N), static_cast<long long>(s.K), cublas_ms, fl.ms, fl.what);
     std::printf("  %-22s %7s %10s %8s %9s %6s\n", "tile", "blocks", "ms", "ratio", "of floor", "bits");
