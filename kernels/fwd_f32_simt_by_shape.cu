@@ -123,53 +123,27 @@ __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ri
   }
 }
 
-// Four k-steps kk .. kk + 3 of every chain of this thread from registers, ascending (steps bounds them in
-// the last slab).
-template <int TM, int TN, bool kFull>
-__device__ __forceinline__ void fma_group(float (&acc)[TM][TN], const float4 (&xv)[TM], const float4 (&wv)[TN], int kk,
-                                          int steps) {
-#pragma unroll
-  for (int j = 0; j < TN; ++j)
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      if (kFull || kk + 0 < steps) acc[i][j] = __fmaf_rn(xv[i].x, wv[j].x, acc[i][j]);
-      if (kFull || kk + 1 < steps) acc[i][j] = __fmaf_rn(xv[i].y, wv[j].y, acc[i][j]);
-      if (kFull || kk + 2 < steps) acc[i][j] = __fmaf_rn(xv[i].z, wv[j].z, acc[i][j]);
-      if (kFull || kk + 3 < steps) acc[i][j] = __fmaf_rn(xv[i].w, wv[j].w, acc[i][j]);
-    }
-}
-
-template <class T, int BM, int BN, int TM, int TN>
-__device__ __forceinline__ void read_group(float4 (&xv)[TM], float4 (&wv)[TN], const float* xs, const float* ws, int ty,
-                                           int tx, int kk) {
-#pragma unroll
-  for (int i = 0; i < TM; ++i) xv[i] = *reinterpret_cast<const float4*>(xs + (ty + i * (BM / TM)) * T::kLd + kk);
-#pragma unroll
-  for (int j = 0; j < TN; ++j) wv[j] = *reinterpret_cast<const float4*>(ws + (tx + j * (BN / TN)) * T::kLd + kk);
-}
-
-// The k-steps [0, steps) of one staged slab, ascending, for every chain of this thread. A full slab reads
-// the operands of group g + 1 from shared memory before the FMAs of group g (two register sets), so the
-// shared-memory latency hides behind a group of FMAs instead of stalling every group.
+// The k-steps [0, steps) of one staged slab, ascending, for every chain of this thread.
 template <class T, int BM, int BN, int TM, int TN, int BK, bool kFull>
 __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* xs, const float* ws, int ty, int tx,
                                              int steps) {
-  if constexpr (kFull) {
-    float4 xv[2][TM], wv[2][TN];
-    read_group<T, BM, BN, TM, TN>(xv[0], wv[0], xs, ws, ty, tx, 0);
+  constexpr int kRowStep = BM / TM, kColStep = BN / TN;
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += 4) {
-      const int cur = (kk / 4) & 1;
-      if (kk + 4 < BK) read_group<T, BM, BN, TM, TN>(xv[cur ^ 1], wv[cur ^ 1], xs, ws, ty, tx, kk + 4);
-      fma_group<TM, TN, true>(acc, xv[cur], wv[cur], kk, BK);
-    }
-  } else {
+  for (int kk = 0; kk < BK; kk += 4) {
+    if (!kFull && kk >= steps) break;
+    float4 xv[TM];
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += 4) {
-      if (kk >= steps) break;
-      float4 xv[TM], wv[TN];
-      read_group<T, BM, BN, TM, TN>(xv, wv, xs, ws, ty, tx, kk);
-      fma_group<TM, TN, false>(acc, xv, wv, kk, steps);
+    for (int i = 0; i < TM; ++i) xv[i] = *reinterpret_cast<const float4*>(xs + (ty + i * kRowStep) * T::kLd + kk);
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const float4 wv = *reinterpret_cast<const float4*>(ws + (tx + j * kColStep) * T::kLd + kk);
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        if (kFull || kk + 0 < steps) acc[i][j] = __fmaf_rn(xv[i].x, wv.x, acc[i][j]);
+        if (kFull || kk + 1 < steps) acc[i][j] = __fmaf_rn(xv[i].y, wv.y, acc[i][j]);
+        if (kFull || kk + 2 < steps) acc[i][j] = __fmaf_rn(xv[i].z, wv.z, acc[i][j]);
+        if (kFull || kk + 3 < steps) acc[i][j] = __fmaf_rn(xv[i].w, wv.w, acc[i][j]);
+      }
     }
   }
 }
@@ -267,10 +241,10 @@ struct TileEntry {
 // the grid has waves to spare.
 const TileEntry kTiles[] = {
     TileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256}, &launch_fwd_f32_simt_128x128x16},
-    ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),  ORDO_BY_SHAPE_TILE(64, 32, 4, 4, 16, 6),
-    ORDO_BY_SHAPE_TILE(32, 64, 4, 4, 16, 6),  ORDO_BY_SHAPE_TILE(32, 32, 4, 2, 32, 5),
-    ORDO_BY_SHAPE_TILE(16, 32, 2, 2, 32, 6),  ORDO_BY_SHAPE_TILE(8, 32, 1, 1, 32, 8),
-    ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 32, 8),  ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 64, 8),
+    ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),  ORDO_BY_SHAPE_TILE(64, 32, 4, 4, 16, 4),
+    ORDO_BY_SHAPE_TILE(32, 64, 4, 4, 16, 4),  ORDO_BY_SHAPE_TILE(32, 32, 4, 2, 32, 4),
+    ORDO_BY_SHAPE_TILE(16, 32, 2, 2, 32, 6),  ORDO_BY_SHAPE_TILE(8, 32, 1, 1, 64, 4),
+    ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),  ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
 };
 #undef ORDO_BY_SHAPE_TILE
 constexpr int kTileCount = static_cast<int>(sizeof kTiles / sizeof kTiles[0]);
