@@ -82,6 +82,12 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
 
 // Launchers (bwd_f32_simt_128x128x16.cu).
 cudaError_t launch_bwd_dx_f32_simt_128x128x16(const BackwardDataLaunch& p);
+// The dX variant sm80.bwd.dx.f32.fma.simt.by-shape (kernels/fwd_f32_simt_by_shape.cu): its tiles, the rule's
+// choice for dX [M,K] = G [M,N] W [N,K], one tile whatever the rule says (benches, tests), and the variant.
+const std::vector<ByShapeTile>& dx_by_shape_tiles();
+int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile);
+cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p);
 cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
 
 // Launchers (bwd_bf16_wmma_32x32x16.cu): the BF16 tensor-core tiles, one source for the sm_80 and the

@@ -88,6 +88,20 @@ const std::vector<BackwardDataEntry>& backward_data_entries() {
                                  "independent chains over n ascending from +0, 32 steps per slab double-buffered in "
                                  "shared memory with register prefetch"),
        &launch_bwd_dx_f32_simt_narrow},
+      {[] {
+         KernelVariant v = make_variant(
+             "sm80.bwd.dx.f32.fma.simt.by-shape", "bwd.dx.f32.fma-chain/1", false,
+             "SIMT tile of dX = G * W chosen by shape (kernels/fwd_f32_simt_by_shape.cu, the forward by-shape "
+             "template with W read output-contiguous): tiles from 4x16 (one chain per thread) to 64x64, and the "
+             "production 128x128 dX tile; the forward's rule on dX [M, K]. One __fmaf_rn chain per output over n "
+             "ascending from +0: the bits do not depend on the tile");
+         v.tile_m = 4;  // the smallest tile: the grid check covers every tile
+         v.tile_n = 16;
+         v.tile_k = 16;
+         v.stages = 4;
+         return v;
+       }(),
+       &launch_bwd_dx_f32_simt_by_shape},
       {make_bf16_variant("dx", 90, 90, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
       {make_bf16_variant("dx", 80, 89, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
   };

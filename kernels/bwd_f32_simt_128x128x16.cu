@@ -263,8 +263,9 @@ cudaError_t launch_tile(const TileGemm& g, cudaStream_t stream) {
   const auto tiles_p = static_cast<unsigned>(ceil_div(p.P, kBM));
   p.tiles_q = static_cast<unsigned>(ceil_div(p.Q, kBN));
   void* args[] = {&p};
-  const void* fn = reinterpret_cast<const void*>(&bwd_f32_simt_128x128x16_kernel<kLA, kVec, kGather>);
-  return cudaLaunchKernel(fn, dim3(tiles_p * p.tiles_q), dim3(kThreads), args, 0, stream);
+  // The typed form (CUDA's cudaLaunchKernel template), which the host emulation's shim also takes.
+  return cudaLaunchKernel(&bwd_f32_simt_128x128x16_kernel<kLA, kVec, kGather>, dim3(tiles_p * p.tiles_q),
+                          dim3(kThreads), args, 0, stream);
 }
 
 }  // namespace

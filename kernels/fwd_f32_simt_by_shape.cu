@@ -1,163 +1,241 @@
-// Production kernel of contract fwd.f32.fma-chain/1: variant "sm80.fwd.f32.fma.simt.by-shape".
+// Production kernels of contracts fwd.f32.fma-chain/1 and bwd.dx.f32.fma-chain/1: variants
+// "sm80.fwd.f32.fma.simt.by-shape" and "sm80.bwd.dx.f32.fma.simt.by-shape".
 //
 // One SIMT kernel template, instantiated for a table of block tiles, and a rule that picks the tile from
-// the problem's shape (choose_by_shape_tile). Under the contract every output is one whole chain, so the
+// the problem's shape (choose_by_shape_tile). Under the contracts every output is one whole chain, so the
 // tile decides only which thread runs which chains and how operands reach it, never a bit of the result:
 // a row's output is the same whichever tile ran it (the batch-invariance property checks this across
 // the rule's switch points).
 //
-// Structure of a tile <BM, BN, TM, TN, BK, STAGES>
-//   * A block computes BM x BN outputs with (BM/TM) x (BN/TN) threads; a thread owns TM x TN chains, rows
-//     ty + i*(BM/TM) and columns tx + j*(BN/TN) of the block tile (tx fastest), so a warp's output stores
-//     are contiguous and its shared loads are broadcasts (X) or distinct bank groups (W).
-//   * Both operands are staged in shared memory as they lie in global memory, reduction-contiguous:
-//     Xs[row][k] and Ws[col][k], each row padded to BK + 4 floats (a row starts 4 banks after the one
-//     before, so eight consecutive rows read as float4 hit eight distinct 4-bank groups).
-//   * A ring of STAGES slabs filled by cp.async (16-byte copies when K % 4 == 0 and both operands are
-//     16-byte aligned, 4-byte copies otherwise): slab s + STAGES - 1 is in flight while slab s is
-//     computed, which hides the L2 / HBM latency behind STAGES - 1 slabs of FMAs. One barrier per slab:
-//     the buffer refilled at slab s was last read at slab s - 1, before that barrier.
-//   * Per 4 k-steps a thread reads TM + TN float4s and issues 4 * TM * TN FMAs.
+// The product out[P,Q] = A[P,R] B^T, chains over r ascending. A is reduction-contiguous (A(i, r) at
+// a[i * lda + r]); B is reduction-contiguous (B(j, r) at b[j * ldb + r]: the forward's W [N,K]) or
+// output-contiguous (B(j, r) at b[r * ldb + j]: W [N,K] read as dX = G W, reducing over N).
 //
-// Arithmetic (the contract): acc = +0; for k ascending: acc = __fmaf_rn(X[m,k], W[n,k], acc); then
-// y = __fadd_rn(acc, b[n]) when there is a bias. The last slab runs only its k < K steps (no padded
-// steps at all, so no pad value can touch a signed zero); rows past M or N are zero-filled and their
-// outputs are not stored. Compiled with --fmad=false, without fast-math.
+// Structure of a tile <BM, BN, TM, TN, BK, STAGES>
+//   * A block computes BM x BN outputs with (BM/TM) x (BN/TN) threads; a thread owns TM x TN chains: rows
+//     ty + i*(BM/TM) of the block tile, and columns tx + j*(BN/TN) (B reduction-contiguous) or
+//     tx*TN + j (B output-contiguous), tx fastest, so a warp's output stores are contiguous.
+//   * Operands are staged in shared memory as they lie in global memory: As[row][r] with rows padded to
+//     BK + 4 floats (a row starts 4 banks after the one before, so eight consecutive rows read as float4
+//     hit eight distinct 4-bank groups), and Bs[col][r] likewise, or Bs[r][col] rows of BN floats.
+//   * A ring of STAGES slabs filled by cp.async (16-byte copies when the contiguous extents are multiples
+//     of 4 and the operands 16-byte aligned, 4-byte copies otherwise): slab s + STAGES - 1 is in flight
+//     while slab s is computed. One barrier per slab: the buffer refilled at slab s was last read at slab
+//     s - 1, before that barrier.
+//
+// Arithmetic (the contracts): acc = +0; for r ascending: acc = __fmaf_rn(A(i, r), B(j, r), acc); then
+// out = __fadd_rn(acc, bias[j]) when there is a bias (the forward's). The last slab runs only its r < R
+// steps (no padded steps at all, so no pad value can touch a signed zero); rows and columns past P or Q
+// are zero-filled and their outputs are not stored. Compiled with --fmad=false, without fast-math.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/backward_internal.h"
 #include "kernels/cp_async.cuh"
 #include "kernels/forward_internal.h"
 
 namespace ordo::kernels::detail {
 namespace {
 
+enum class BLayout { reduction_contiguous, output_contiguous };
+
 struct ByShapeArgs {
-  const float* x;
-  const float* w;
-  const float* bias;
-  float* y;
-  int M, N, K;
-  unsigned tiles_n;
+  const float* a;
+  const float* b;
+  const float* bias;  // [Q] or null
+  float* out;         // [P, Q]
+  int lda, ldb;
+  int P, Q, R;
+  unsigned tiles_q;
 };
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES>
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB>
 struct Tile {
   static constexpr int kThreadsN = BN / TN;
   static constexpr int kThreads = (BM / TM) * kThreadsN;
-  static constexpr int kLd = BK + 4;  // padded row of a staged slab, in floats
-  static constexpr int kStageFloats = (BM + BN) * kLd;
+  static constexpr int kLd = BK + 4;  // padded row of a reduction-contiguous staged slab, in floats
+  static constexpr int kAFloats = BM * kLd;
+  static constexpr int kBFloats = kLB == BLayout::reduction_contiguous ? BN * kLd : BK * BN;
+  static constexpr int kStageFloats = kAFloats + kBFloats;
   static constexpr int kSharedBytes = STAGES * kStageFloats * 4;
   static_assert(BM % TM == 0 && BN % TN == 0, "the micro-tile divides the block tile");
-  static_assert(BK % 4 == 0 && kLd % 4 == 0, "float4 reads of the staged rows");
+  static_assert(BK % 4 == 0 && BN % 4 == 0, "float4 copies and reads of the staged rows");
   static_assert(kThreads >= 32 && kThreads <= 256, "one to eight warps");
   static_assert(kThreads % 32 == 0, "whole warps");
   static_assert(kSharedBytes <= 48 * 1024, "static shared memory");
   static_assert(STAGES >= 2, "a ring of at least two slabs");
 };
 
-// The copies of one thread into a slab, set up once: 16-byte copies (K % 4 == 0, 16-byte aligned operands)
-// each with its source row pointer, its place in a stage and its k offset in the slab; per slab only the
-// k bound and the pointer's advance are computed, so the loader costs a few instructions per copy. A copy
-// whose row is past M or N, whose k is past K, or whose slab is past the last one zero-fills its bytes
-// (they are never read as terms: the last slab runs only its real steps, and a slab past the last one
-// fills a buffer that no later slab reads).
-template <class T, int BM, int BN, int BK>
+// The 16-byte copies of one thread into a slab, set up once: each with its source pointer at slab 0, its
+// advance per slab, its place in a stage, its reduction offset in the slab and whether its row (or its
+// columns) exist. Per slab only the reduction bound and the pointer's advance are computed, so the loader
+// costs a few instructions per copy. A copy past R, past the matrix or past the last slab zero-fills its
+// bytes (they are never read as terms: the last slab runs only its real steps, and a slab past the last
+// one fills a buffer that no later slab reads).
+template <class T, int BM, int BN, int BK, BLayout kLB>
 struct VecSlabLoader {
-  static constexpr int kPerRow = BK / 4;
-  static constexpr int kCopies = (BM + BN) * kPerRow;
+  static constexpr bool kBRc = kLB == BLayout::reduction_contiguous;
+  static constexpr int kACopies = BM * (BK / 4);
+  static constexpr int kBCopies = kBRc ? BN * (BK / 4) : BK * (BN / 4);
+  static constexpr int kCopies = kACopies + kBCopies;
   static constexpr int kIters = (kCopies + T::kThreads - 1) / T::kThreads;
   const float* src[kIters];
-  int dst[kIters], kc[kIters];
-  bool live[kIters];   // the copy reads a real row (its k bound is checked per slab)
+  std::size_t step[kIters];
+  int dst[kIters], roff[kIters];
+  bool live[kIters];
   bool exists = true;  // the thread's last copy (the others always exist)
 
   __device__ __forceinline__ VecSlabLoader(const ByShapeArgs& a, int m0, int n0, int tid) {
 #pragma unroll
     for (int it = 0; it < kIters; ++it) {
       const int c = it * T::kThreads + tid;
-      const int row = c / kPerRow;
-      const bool is_x = row < BM;
-      const int r = is_x ? row : row - BM;
-      const int g = (is_x ? m0 : n0) + r;
-      kc[it] = (c % kPerRow) * 4;
-      live[it] = c < kCopies && g < (is_x ? a.M : a.N);
-      src[it] = live[it] ? (is_x ? a.x : a.w) + static_cast<std::size_t>(g) * a.K + kc[it] : a.x;
-      dst[it] = (is_x ? 0 : BM * T::kLd) + r * T::kLd + kc[it];
+      if (c < kACopies) {
+        const int row = c / (BK / 4), r = (c % (BK / 4)) * 4;
+        live[it] = m0 + row < a.P;
+        src[it] = a.a + (live[it] ? static_cast<std::size_t>(m0 + row) * a.lda + r : 0);
+        step[it] = BK;
+        dst[it] = row * T::kLd + r;
+        roff[it] = r;
+      } else if (kBRc) {
+        const int cb = c - kACopies, col = cb / (BK / 4), r = (cb % (BK / 4)) * 4;
+        live[it] = c < kCopies && n0 + col < a.Q;
+        src[it] = a.b + (live[it] ? static_cast<std::size_t>(n0 + col) * a.ldb + r : 0);
+        step[it] = BK;
+        dst[it] = T::kAFloats + col * T::kLd + r;
+        roff[it] = r;
+      } else {
+        const int cb = c - kACopies, r = cb / (BN / 4), col = (cb % (BN / 4)) * 4;
+        live[it] = c < kCopies && n0 + col < a.Q;  // Q % 4 == 0 here: four columns in or out together
+        src[it] = a.b + (live[it] ? static_cast<std::size_t>(r) * a.ldb + n0 + col : 0);
+        step[it] = static_cast<std::size_t>(BK) * a.ldb;
+        dst[it] = T::kAFloats + r * BN + col;
+        roff[it] = r;
+      }
       if (it == kIters - 1) exists = c < kCopies;
     }
   }
-  __device__ __forceinline__ void issue(float* ring, int stage, int slab, int slabs, int K) const {
+  __device__ __forceinline__ void issue(float* ring, int stage, int slab, int slabs, int R) const {
     float* base = ring + stage * T::kStageFloats;
 #pragma unroll
     for (int it = 0; it < kIters; ++it) {
       if (kCopies % T::kThreads != 0 && it == kIters - 1 && !exists) continue;
-      const int k = slab * BK + kc[it];
-      const bool ok = live[it] && slab < slabs && k < K;
-      cp_async16(base + dst[it], ok ? src[it] + slab * BK : src[it], ok);
+      // Reduction-contiguous copies hold 4 steps, R % 4 == 0 on this path: all in or all out.
+      const bool ok = live[it] && slab < slabs && slab * BK + roff[it] < R;
+      cp_async16(base + dst[it], ok ? src[it] + static_cast<std::size_t>(slab) * step[it] : src[it], ok);
     }
   }
 };
 
-// The scalar path (any K, 4-byte alignment): one 4-byte copy per element, addresses computed per slab.
-template <class T, int BM, int BN, int BK>
+// The scalar path (any extents, 4-byte alignment): one 4-byte copy per element, addresses computed per slab.
+template <class T, int BM, int BN, int BK, BLayout kLB>
 __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ring, int stage, int slab, int slabs,
                                                  int m0, int n0, int tid) {
-  float* xs = ring + stage * T::kStageFloats;
-  float* ws = xs + BM * T::kLd;
-  const int k0 = slab * BK;
-  constexpr int kElems = (BM + BN) * BK;
+  float* base = ring + stage * T::kStageFloats;
+  const int r0 = slab * BK;
+  constexpr int kAElems = BM * BK, kElems = (BM + BN) * BK;
 #pragma unroll 4
   for (int c0 = 0; c0 < kElems; c0 += T::kThreads) {
     const int c = c0 + tid;
     if (kElems % T::kThreads != 0 && c >= kElems) break;
-    const int row = c / BK, k = k0 + c % BK;
-    const bool is_x = row < BM;
-    const int r = is_x ? row : row - BM;
-    const int g = (is_x ? m0 : n0) + r;
-    const bool ok = slab < slabs && g < (is_x ? a.M : a.N) && k < a.K;
-    const float* src = (is_x ? a.x : a.w) + (ok ? static_cast<std::size_t>(g) * a.K + k : 0);
-    cp_async4((is_x ? xs : ws) + r * T::kLd + (k - k0), src, ok);
+    bool ok;
+    const float* src;
+    float* dst;
+    if (c < kAElems) {
+      const int row = c / BK, r = c % BK;
+      ok = slab < slabs && m0 + row < a.P && r0 + r < a.R;
+      src = a.a + (ok ? static_cast<std::size_t>(m0 + row) * a.lda + r0 + r : 0);
+      dst = base + row * T::kLd + r;
+    } else if (kLB == BLayout::reduction_contiguous) {
+      const int col = (c - kAElems) / BK, r = (c - kAElems) % BK;
+      ok = slab < slabs && n0 + col < a.Q && r0 + r < a.R;
+      src = a.b + (ok ? static_cast<std::size_t>(n0 + col) * a.ldb + r0 + r : 0);
+      dst = base + T::kAFloats + col * T::kLd + r;
+    } else {
+      const int r = (c - kAElems) / BN, col = (c - kAElems) % BN;
+      ok = slab < slabs && n0 + col < a.Q && r0 + r < a.R;
+      src = a.b + (ok ? static_cast<std::size_t>(r0 + r) * a.ldb + n0 + col : 0);
+      dst = base + T::kAFloats + r * BN + col;
+    }
+    cp_async4(dst, src, ok);
   }
 }
 
-// The k-steps [0, steps) of one staged slab, ascending, for every chain of this thread.
-template <class T, int BM, int BN, int TM, int TN, int BK, bool kFull>
-__device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* xs, const float* ws, int ty, int tx,
+// Column j of this thread's micro-tile within the block tile.
+template <int BN, int TN, BLayout kLB>
+__device__ __forceinline__ int tile_column(int tx, int j) {
+  return kLB == BLayout::reduction_contiguous ? tx + j * (BN / TN) : tx * TN + j;
+}
+
+// The steps [0, steps) of one staged slab, ascending, for every chain of this thread.
+template <class T, int BM, int BN, int TM, int TN, int BK, BLayout kLB, bool kFull>
+__device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* as, const float* bs, int ty, int tx,
                                              int steps) {
-  constexpr int kRowStep = BM / TM, kColStep = BN / TN;
+  constexpr int kRowStep = BM / TM;
 #pragma unroll
   for (int kk = 0; kk < BK; kk += 4) {
     if (!kFull && kk >= steps) break;
     float4 xv[TM];
 #pragma unroll
-    for (int i = 0; i < TM; ++i) xv[i] = *reinterpret_cast<const float4*>(xs + (ty + i * kRowStep) * T::kLd + kk);
+    for (int i = 0; i < TM; ++i) xv[i] = *reinterpret_cast<const float4*>(as + (ty + i * kRowStep) * T::kLd + kk);
+    if constexpr (kLB == BLayout::reduction_contiguous) {
 #pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      const float4 wv = *reinterpret_cast<const float4*>(ws + (tx + j * kColStep) * T::kLd + kk);
+      for (int j = 0; j < TN; ++j) {
+        const float4 wv = *reinterpret_cast<const float4*>(bs + tile_column<BN, TN, kLB>(tx, j) * T::kLd + kk);
 #pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        if (kFull || kk + 0 < steps) acc[i][j] = __fmaf_rn(xv[i].x, wv.x, acc[i][j]);
-        if (kFull || kk + 1 < steps) acc[i][j] = __fmaf_rn(xv[i].y, wv.y, acc[i][j]);
-        if (kFull || kk + 2 < steps) acc[i][j] = __fmaf_rn(xv[i].z, wv.z, acc[i][j]);
-        if (kFull || kk + 3 < steps) acc[i][j] = __fmaf_rn(xv[i].w, wv.w, acc[i][j]);
+        for (int i = 0; i < TM; ++i) {
+          if (kFull || kk + 0 < steps) acc[i][j] = __fmaf_rn(xv[i].x, wv.x, acc[i][j]);
+          if (kFull || kk + 1 < steps) acc[i][j] = __fmaf_rn(xv[i].y, wv.y, acc[i][j]);
+          if (kFull || kk + 2 < steps) acc[i][j] = __fmaf_rn(xv[i].z, wv.z, acc[i][j]);
+          if (kFull || kk + 3 < steps) acc[i][j] = __fmaf_rn(xv[i].w, wv.w, acc[i][j]);
+        }
+      }
+    } else {
+      // Bs[r][col]: this thread's TN columns are contiguous, one row per step.
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (!kFull && kk + q >= steps) break;
+        float wv[TN];
+        const float* row = bs + (kk + q) * BN + tx * TN;
+        if constexpr (TN % 4 == 0) {
+#pragma unroll
+          for (int j = 0; j < TN; j += 4) {
+            const float4 v = *reinterpret_cast<const float4*>(row + j);
+            wv[j] = v.x, wv[j + 1] = v.y, wv[j + 2] = v.z, wv[j + 3] = v.w;
+          }
+        } else if constexpr (TN % 2 == 0) {
+#pragma unroll
+          for (int j = 0; j < TN; j += 2) {
+            const float2 v = *reinterpret_cast<const float2*>(row + j);
+            wv[j] = v.x, wv[j + 1] = v.y;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < TN; ++j) wv[j] = row[j];
+        }
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+#pragma unroll
+          for (int i = 0; i < TM; ++i) {
+            const float x = q == 0 ? xv[i].x : q == 1 ? xv[i].y : q == 2 ? xv[i].z : xv[i].w;
+            acc[i][j] = __fmaf_rn(x, wv[j], acc[i][j]);
+          }
       }
     }
   }
 }
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES, bool kVec>
-__global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES>::kThreads)
-    fwd_f32_by_shape_kernel(const ByShapeArgs a) {
-  using T = Tile<BM, BN, TM, TN, BK, STAGES>;
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB, bool kVec>
+__global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThreads)
+    f32_by_shape_kernel(const ByShapeArgs a) {
+  using T = Tile<BM, BN, TM, TN, BK, STAGES, kLB>;
   __shared__ __align__(16) float ring[STAGES * T::kStageFloats];
   const int tid = static_cast<int>(threadIdx.x);
   const int tx = tid % T::kThreadsN, ty = tid / T::kThreadsN;
-  const int m0 = static_cast<int>(blockIdx.x / a.tiles_n) * BM;
-  const int n0 = static_cast<int>(blockIdx.x % a.tiles_n) * BN;
-  const int slabs = (a.K + BK - 1) / BK;
+  const int m0 = static_cast<int>(blockIdx.x / a.tiles_q) * BM;
+  const int n0 = static_cast<int>(blockIdx.x % a.tiles_q) * BN;
+  const int slabs = (a.R + BK - 1) / BK;
 
   float acc[TM][TN];
 #pragma unroll
@@ -167,12 +245,12 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES>::kThreads)
 
   // Prologue: the first STAGES - 1 slabs in flight, one commit group each (empty past the last slab, so
   // that the group count, and with it the wait below, is the same for every slab).
-  const VecSlabLoader<T, BM, BN, BK> loader(a, m0, n0, tid);
+  const VecSlabLoader<T, BM, BN, BK, kLB> loader(a, m0, n0, tid);
   const auto load = [&](int stage, int slab) {
     if constexpr (kVec)
-      loader.issue(ring, stage, slab, slabs, a.K);
+      loader.issue(ring, stage, slab, slabs, a.R);
     else
-      load_slab_scalar<T, BM, BN, BK>(a, ring, stage, slab, slabs, m0, n0, tid);
+      load_slab_scalar<T, BM, BN, BK, kLB>(a, ring, stage, slab, slabs, m0, n0, tid);
   };
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -187,54 +265,85 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES>::kThreads)
     const int next = s + STAGES - 1;
     load(next % STAGES, next);
     cp_async_commit();
-    const float* xs = ring + (s % STAGES) * T::kStageFloats;
-    const float* ws = xs + BM * T::kLd;
-    const int steps = a.K - s * BK;
+    const float* as = ring + (s % STAGES) * T::kStageFloats;
+    const float* bs = as + T::kAFloats;
+    const int steps = a.R - s * BK;
     if (steps >= BK)
-      compute_slab<T, BM, BN, TM, TN, BK, true>(acc, xs, ws, ty, tx, BK);
+      compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK);
     else
-      compute_slab<T, BM, BN, TM, TN, BK, false>(acc, xs, ws, ty, tx, steps);
+      compute_slab<T, BM, BN, TM, TN, BK, kLB, false>(acc, as, bs, ty, tx, steps);
   }
   cp_async_wait<0>();  // nothing may be in flight into shared memory when the block exits
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int m = m0 + ty + i * (BM / TM);
-    if (m >= a.M) continue;
+    if (m >= a.P) continue;
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      const int n = n0 + tx + j * (BN / TN);
-      if (n >= a.N) continue;
-      a.y[static_cast<std::size_t>(m) * a.N + n] = a.bias ? __fadd_rn(acc[i][j], a.bias[n]) : acc[i][j];
+      const int n = n0 + tile_column<BN, TN, kLB>(tx, j);
+      if (n >= a.Q) continue;
+      a.out[static_cast<std::size_t>(m) * a.Q + n] = a.bias ? __fadd_rn(acc[i][j], a.bias[n]) : acc[i][j];
     }
   }
 }
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES>
-cudaError_t launch_tile(const LaunchParams& p) {
-  ByShapeArgs a{p.x, p.w, p.bias, p.y, p.M, p.N, p.K, static_cast<unsigned>(ceil_div(p.N, BN))};
-  const auto blocks = static_cast<unsigned>(ceil_div(p.M, BM) * a.tiles_n);
-  const bool vec = p.K % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0 &&
-                   reinterpret_cast<std::uintptr_t>(p.w) % 16 == 0;
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB>
+cudaError_t launch_args(ByShapeArgs a, bool vec, cudaStream_t stream) {
+  a.tiles_q = static_cast<unsigned>(ceil_div(a.Q, BN));
+  const auto blocks = static_cast<unsigned>(ceil_div(a.P, BM) * a.tiles_q);
   void* args[] = {&a};
-  constexpr int kThreads = Tile<BM, BN, TM, TN, BK, STAGES>::kThreads;
+  constexpr int kThreads = Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThreads;
   const cudaError_t e =
-      vec ? cudaLaunchKernel(&fwd_f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, true>, dim3(blocks), dim3(kThreads),
-                             args, 0, p.stream)
-          : cudaLaunchKernel(&fwd_f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, false>, dim3(blocks),
-                             dim3(kThreads), args, 0, p.stream);
+      vec ? cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, true>, dim3(blocks),
+                             dim3(kThreads), args, 0, stream)
+          : cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, false>, dim3(blocks),
+                             dim3(kThreads), args, 0, stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
+}
+
+// Forward: out = Y [M,N], A = X [M,K], B = W [N,K] reduction-contiguous, R = K.
+template <int BM, int BN, int TM, int TN, int BK, int STAGES>
+cudaError_t launch_tile(const LaunchParams& p) {
+  const ByShapeArgs a{p.x, p.w, p.bias, p.y, p.K, p.K, p.M, p.N, p.K, 0};
+  const bool vec = p.K % 4 == 0 && aligned16(p.x) && aligned16(p.w);
+  return launch_args<BM, BN, TM, TN, BK, STAGES, BLayout::reduction_contiguous>(a, vec, p.stream);
+}
+
+// dX: out = dX [M,K], A = G [M,N], B(j = k, r = n) = W [N,K] output-contiguous, R = N.
+template <int BM, int BN, int TM, int TN, int BK, int STAGES>
+cudaError_t launch_dx_tile(const BackwardDataLaunch& p) {
+  const ByShapeArgs a{p.g, p.w, nullptr, p.dx, p.N, p.K, p.M, p.K, p.N, 0};
+  const bool vec = p.N % 4 == 0 && p.K % 4 == 0 && aligned16(p.g) && aligned16(p.w);
+  return launch_args<BM, BN, TM, TN, BK, STAGES, BLayout::output_contiguous>(a, vec, p.stream);
+}
+
+int sm_count_of_current_device(cudaError_t* e) {
+  int device = 0, sm_count = 0;
+  *e = cudaGetDevice(&device);
+  if (*e == cudaSuccess) *e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (*e != cudaSuccess) (void)cudaGetLastError();
+  return sm_count;
 }
 
 struct TileEntry {
   ByShapeTile tile;
   LaunchFn launch;
 };
+struct DxTileEntry {
+  ByShapeTile tile;
+  BackwardDataLaunchFn launch;
+};
 
+#define ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST) \
+  ByShapeTile { #BM "x" #BN "x" #BK ".t" #TM "x" #TN ".s" #ST, BM, BN, TM, TN, BK, ST, (BM / TM) * (BN / TN) }
 #define ORDO_BY_SHAPE_TILE(BM, BN, TM, TN, BK, ST) \
-  TileEntry { ByShapeTile{#BM "x" #BN "x" #BK ".t" #TM "x" #TN ".s" #ST, BM, BN, TM, TN, BK, ST, \
-                          Tile<BM, BN, TM, TN, BK, ST>::kThreads}, &launch_tile<BM, BN, TM, TN, BK, ST> }
+  TileEntry { ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST), &launch_tile<BM, BN, TM, TN, BK, ST> }
+#define ORDO_DX_TILE(BM, BN, TM, TN, BK, ST) \
+  DxTileEntry { ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST), &launch_dx_tile<BM, BN, TM, TN, BK, ST> }
 
 // Ordered from the most operand reuse per FMA to the least. The first entry is the production 128x128
 // tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so the same bits, and the fastest tile once
@@ -246,7 +355,19 @@ const TileEntry kTiles[] = {
     ORDO_BY_SHAPE_TILE(16, 32, 2, 2, 32, 6),  ORDO_BY_SHAPE_TILE(8, 32, 1, 1, 64, 4),
     ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),  ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
 };
+// dX: the same shapes of tile (the output-contiguous B stages BK x BN), led by the production 128x128 dX
+// tile (kernels/bwd_f32_simt_128x128x16.cu).
+const DxTileEntry kDxTiles[] = {
+    DxTileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256}, &launch_bwd_dx_f32_simt_128x128x16},
+    ORDO_DX_TILE(64, 64, 4, 4, 16, 4),  ORDO_DX_TILE(64, 32, 4, 4, 16, 4),
+    ORDO_DX_TILE(32, 64, 4, 4, 16, 4),  ORDO_DX_TILE(32, 32, 4, 2, 32, 4),
+    ORDO_DX_TILE(16, 32, 2, 2, 32, 6),  ORDO_DX_TILE(8, 32, 1, 1, 64, 4),
+    ORDO_DX_TILE(16, 16, 1, 1, 64, 4),  ORDO_DX_TILE(4, 16, 1, 1, 128, 4),
+};
+#undef ORDO_DX_TILE
 #undef ORDO_BY_SHAPE_TILE
+#undef ORDO_TILE_INFO
+constexpr int kDxTileCount = static_cast<int>(sizeof kDxTiles / sizeof kDxTiles[0]);
 constexpr int kTileCount = static_cast<int>(sizeof kTiles / sizeof kTiles[0]);
 
 }  // namespace
@@ -260,22 +381,53 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
   return tiles;
 }
 
-int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int sm_count) {
+static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count) {
   // Measured on the H200 (reports/evidence/h200-ec46e69-by-shape-tiles/): a tile pays when its grid fills the
   // SMs evenly. So, in order of reuse, the first tile that is not wider than the output (rounded up to
   // 16 columns: wider tiles idle half their threads), that gives at least 0.9 blocks per SM, and whose
   // last wave is not mostly empty (blocks / (waves x SMs) >= 0.8). A problem too small for any gets the
   // smallest tile: its chains are latency-bound, and spreading them over more SMs is what pays.
   const std::int64_t sms = std::max(1, sm_count);
-  const std::int64_t width = (N + 15) / 16 * 16;
-  for (int i = 0; i < kTileCount - 1; ++i) {
-    const ByShapeTile& t = kTiles[i].tile;
+  const std::int64_t width = (cols + 15) / 16 * 16;
+  const int count = static_cast<int>(tiles.size());
+  for (int i = 0; i < count - 1; ++i) {
+    const ByShapeTile& t = tiles[static_cast<std::size_t>(i)];
     if (t.bn > width) continue;
-    const std::int64_t blocks = ceil_div(M, t.bm) * ceil_div(N, t.bn);
+    const std::int64_t blocks = ceil_div(rows, t.bm) * ceil_div(cols, t.bn);
     const std::int64_t waves = ceil_div(blocks, sms);
     if (10 * blocks >= 9 * sms && 10 * blocks >= 8 * waves * sms) return i;
   }
-  return kTileCount - 1;
+  return count - 1;
+}
+
+int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int sm_count) {
+  return choose_tile(by_shape_tiles(), M, N, sm_count);
+}
+
+const std::vector<ByShapeTile>& dx_by_shape_tiles() {
+  static const std::vector<ByShapeTile> tiles = [] {
+    std::vector<ByShapeTile> v;
+    for (const DxTileEntry& e : kDxTiles) v.push_back(e.tile);
+    return v;
+  }();
+  return tiles;
+}
+
+int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
+  (void)N;  // the reduction length does not move the choice
+  return choose_tile(dx_by_shape_tiles(), M, K, sm_count);
+}
+
+cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile) {
+  if (tile < 0 || tile >= kDxTileCount) return cudaErrorInvalidValue;
+  return kDxTiles[tile].launch(p);
+}
+
+cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
+  cudaError_t e;
+  const int sm_count = sm_count_of_current_device(&e);
+  if (e != cudaSuccess) return e;
+  return launch_bwd_dx_f32_by_shape_tile(p, choose_dx_by_shape_tile(p.M, p.N, p.K, sm_count));
 }
 
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
@@ -284,13 +436,9 @@ cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
 }
 
 cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
-  int device = 0, sm_count = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return e;
-  }
+  cudaError_t e;
+  const int sm_count = sm_count_of_current_device(&e);
+  if (e != cudaSuccess) return e;
   return launch_fwd_f32_by_shape_tile(p, choose_by_shape_tile(p.M, p.N, p.K, sm_count));
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 // The kernel sources themselves, compiled as C++ against the shim.
+#include "kernels/backward_internal.h"
 #include "kernels/fwd_f32_simt_128x128x16.cu"
 #include "kernels/fwd_f32_simt_naive16x16.cu"
 #include "kernels/mutants/fwd_f32_mutants.cu"
@@ -47,6 +48,59 @@ const char* family_name(Family f) {
 }
 
 int failures = 0;
+
+// dX = G W of a dX launcher against the contract's chain dx[m,k] = fma over n ascending from +0, on the
+// shapes and families of check(); nothing outside dx may be written.
+void check_dx(const char* name, ordo::kernels::detail::BackwardDataLaunchFn launch, int M, int N, int K, int offset,
+              Family fam) {
+  std::mt19937 rng(static_cast<unsigned>(M * 131 + N * 7 + K));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto value = [&](std::size_t i, bool is_w) -> float {
+    switch (fam) {
+      case Family::tiny_signed_zero: return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);
+      case Family::with_inf: return i % 17 == 3 ? INFINITY : u(rng);
+      case Family::with_nan: return i % 23 == 5 ? NAN : u(rng);
+      case Family::uniform: break;
+    }
+    return u(rng);
+  };
+  const float sentinel = 12345.0f;
+  std::vector<float> gs(static_cast<size_t>(M) * N + 8), ws(static_cast<size_t>(N) * K + 8),
+      ds(static_cast<size_t>(M) * K + 8, sentinel);
+  for (std::size_t i = 0; i < gs.size(); ++i) gs[i] = value(i, false);
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i] = value(i, true);
+  ordo::kernels::detail::BackwardDataLaunch p;
+  p.g = gs.data() + offset;
+  p.w = ws.data() + offset;
+  p.dx = ds.data() + offset;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  launch(p);
+  long differ = 0, outside = 0;
+  for (int m = 0; m < M; ++m)
+    for (int k = 0; k < K; ++k) {
+      float acc = 0.0f;
+      for (int n = 0; n < N; ++n)
+        acc = emu_gpu_nan(std::fma(p.g[static_cast<size_t>(m) * N + n], p.w[static_cast<size_t>(n) * K + k], acc));
+      const float got = p.dx[static_cast<size_t>(m) * K + k];
+      if (bits(acc) != bits(got)) {
+        if (differ < 3) std::printf("    %s m=%d k=%d: contract %08x, kernel %08x\n", name, m, k, bits(acc), bits(got));
+        ++differ;
+      }
+    }
+  for (int i = 0; i < offset; ++i) outside += ds[static_cast<size_t>(i)] != sentinel;
+  for (std::size_t i = static_cast<size_t>(M) * K + offset; i < ds.size(); ++i) outside += ds[i] != sentinel;
+  const bool ok = outside == 0 && differ == 0;
+  failures += !ok;
+  std::printf("%-6s %-28s M=%4d N=%4d K=%4d dX     %s %-9s %ld/%ld differ, %ld outside dx\n", ok ? "ok" : "FAIL", name, M,
+              N, K, offset ? "scalar" : "vec4  ", family_name(fam), differ, static_cast<long>(M) * K, outside);
+}
+
+int g_dx_tile = 0;
+cudaError_t launch_one_dx_tile(const ordo::kernels::detail::BackwardDataLaunch& p) {
+  return ordo::kernels::detail::launch_bwd_dx_f32_by_shape_tile(p, g_dx_tile);
+}
 
 // One tile of the by-shape variant, whatever its rule would choose (check() takes a plain function).
 int g_by_shape_tile = 0;
@@ -147,6 +201,20 @@ int main() {
       for (int K : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
         check(name.c_str(), launch_one_by_shape_tile, 3, 5, K, false, K % 2, fam);
   }
+  // Every tile of the by-shape dX variant (W read output-contiguous), the same edges; N is the reduction.
+  const auto& dx_tiles = dx_by_shape_tiles();
+  for (int t = 0; t < static_cast<int>(dx_tiles.size()); ++t) {
+    g_dx_tile = t;
+    const auto& tile = dx_tiles[static_cast<std::size_t>(t)];
+    const std::string name = std::string("dx by-shape ") + tile.name;
+    for (const Shape s : {Shape{1, 1, 1}, Shape{tile.bm + 3, 37, tile.bn + 1}, Shape{5, 200, 36}, Shape{9, 4, 17}})
+      for (int offset = 0; offset < 2; ++offset) check_dx(name.c_str(), launch_one_dx_tile, s.M, s.N, s.K, offset, Family::uniform);
+    for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
+      for (int N : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
+        check_dx(name.c_str(), launch_one_dx_tile, 3, N, 8, N % 2, fam);
+  }
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape", launch_bwd_dx_f32_simt_by_shape, 130, 37, 129, 0, Family::uniform);
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape", launch_bwd_dx_f32_simt_by_shape, 2, 70, 3, 1, Family::uniform);
   // The rule itself, at both ends of its table: a large problem (the 128x128 tile) and a tiny one.
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);

@@ -31,6 +31,7 @@
 #include "backward_gpu_support.h"
 #include "gpu_test_support.h"
 #include "kernels/backward_api.h"
+#include "kernels/backward_internal.h"
 #include "oracle/backward_emulator.h"
 #include "oracle/tc_fdpa_model.h"
 
@@ -768,6 +769,53 @@ TEST_F(BackwardKernelsAll, CallOrderMutantIsCaught) {
     const BackwardWeightProblem p = weight_problem(c, 3, /*ascending_keys=*/true);
     EXPECT_EQ(first_difference(gpu_dw(kMutant, p), emulate_dw(f, p)), "") << describe(p, c);
   }
+}
+
+// sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K]: at every M in 1..16384 where the
+// rule switches tiles (for widths K around and between the tiles' widths), a row of G alone (M = 1) gives
+// the same dX row, bit for bit, as inside batches of M_switch - 1 and M_switch rows (first, last, random
+// position), and inside a batch of 16384 rows.
+class ByShapeDx : public GpuTest {};
+
+TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
+  const std::string id = "sm80.bwd.dx.f32.fma.simt.by-shape";
+  int sm_count = 0;
+  check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  constexpr std::int64_t kN = 37;  // the reduction: a tail in every tile's slab
+  properties::Rng rng(20261201);
+  const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
+  int switches = 0;
+  for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
+    std::vector<std::int64_t> batches{16384};
+    for (std::int64_t M = 2; M <= 16384; ++M)
+      if (kernels::detail::choose_dx_by_shape_tile(M, kN, K, sm_count) !=
+          kernels::detail::choose_dx_by_shape_tile(M - 1, kN, K, sm_count)) {
+        batches.push_back(M - 1);
+        batches.push_back(M);
+        ++switches;
+      }
+    BackwardDataProblem alone;
+    alone.M = 1, alone.N = kN, alone.K = K;
+    for (std::int64_t i = 0; i < kN; ++i) alone.g.push_back(value());
+    for (std::int64_t i = 0; i < kN * K; ++i) alone.w.push_back(value());
+    const std::vector<float> want = gpu_dx(id, alone);
+    for (std::int64_t rows : batches) {
+      if (rows < 2 || rows * K > (std::int64_t{1} << 26)) continue;  // a batch needs two rows; bound the memory
+      BackwardDataProblem batch = alone;
+      batch.M = rows;
+      batch.g.clear();
+      for (std::int64_t i = 0; i < rows * kN; ++i) batch.g.push_back(value());
+      for (const std::int64_t pos : {std::int64_t{0}, rows - 1, static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(rows))}) {
+        std::copy(alone.g.begin(), alone.g.end(), batch.g.begin() + pos * kN);
+        const std::vector<float> got = gpu_dx(id, batch);
+        const std::vector<float> row(got.begin() + pos * K, got.begin() + (pos + 1) * K);
+        EXPECT_EQ(first_difference(row, want, "dX row in a batch vs alone"), "")
+            << "K = " << K << ", batch of " << rows << " rows, row at " << pos;
+      }
+    }
+  }
+  EXPECT_GT(switches, 0) << "the rule never switched: the test would test nothing";
+  std::printf("dX by-shape: %d switch points over M = 1..16384 tested\n", switches);
 }
 
 }  // namespace
