@@ -370,14 +370,17 @@ const DxTileEntry kDxTiles[] = {
 constexpr int kDxTileCount = static_cast<int>(sizeof kDxTiles / sizeof kDxTiles[0]);
 constexpr int kTileCount = static_cast<int>(sizeof kTiles / sizeof kTiles[0]);
 
+template <class Entry, std::size_t kCount>
+std::vector<ByShapeTile> tile_infos(const Entry (&entries)[kCount]) {
+  std::vector<ByShapeTile> v;
+  for (const Entry& e : entries) v.push_back(e.tile);
+  return v;
+}
+
 }  // namespace
 
 const std::vector<ByShapeTile>& by_shape_tiles() {
-  static const std::vector<ByShapeTile> tiles = [] {
-    std::vector<ByShapeTile> v;
-    for (const TileEntry& e : kTiles) v.push_back(e.tile);
-    return v;
-  }();
+  static const std::vector<ByShapeTile> tiles = tile_infos(kTiles);
   return tiles;
 }
 
@@ -405,11 +408,7 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 }
 
 const std::vector<ByShapeTile>& dx_by_shape_tiles() {
-  static const std::vector<ByShapeTile> tiles = [] {
-    std::vector<ByShapeTile> v;
-    for (const DxTileEntry& e : kDxTiles) v.push_back(e.tile);
-    return v;
-  }();
+  static const std::vector<ByShapeTile> tiles = tile_infos(kDxTiles);
   return tiles;
 }
 
