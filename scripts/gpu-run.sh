@@ -156,14 +156,16 @@ if [[ $steps == *,campaign,* ]]; then
   # count the time already spent; default 1475s, the length of the committed one).
   mkdir -p "$out/campaign/out" "$out/campaign/corpus"
   [ -n "${ORDO_CAMPAIGN_CHECKPOINT:-}" ] && cp "$ORDO_CAMPAIGN_CHECKPOINT" "$out/campaign/out/checkpoint.json"
+  # ORDO_CAMPAIGN_KERNELS (space-separated ids) and ORDO_CAMPAIGN_SEED run another campaign the same way
+  # (reports/evidence/h200-a567221-by-shape-campaign/: the two by-shape variants, seed 20261206).
   kernels=""
-  for v in sm80.fwd.f32.fma.simt.128x128x16 sm80.fwd.f32.fma.simt.naive16x16 sm90.fwd.bf16.mma-sync.32x32x16 \
+  for v in ${ORDO_CAMPAIGN_KERNELS:-sm80.fwd.f32.fma.simt.128x128x16 sm80.fwd.f32.fma.simt.naive16x16 sm90.fwd.bf16.mma-sync.32x32x16 \
     sm80.fwd.bf16.mma-sync.32x32x16 sm90.fwd.bf16.wgmma.128x256x64 sm80.bwd.dx.f32.fma.simt.128x128x16 \
     sm80.bwd.dx.f32.fma.simt.narrow.16x32x32 sm90.bwd.dx.bf16.mma-sync.32x32x16 sm80.bwd.dx.bf16.mma-sync.32x32x16 \
     sm80.bwd.dw.f32.fma.simt.128x128x16 sm80.bwd.dw.f32.fma.simt.narrow.16x32x32 sm90.bwd.dw.bf16.mma-sync.32x32x16 \
-    sm80.bwd.dw.bf16.mma-sync.32x32x16; do kernels="$kernels --kernel $v"; done
+    sm80.bwd.dw.bf16.mma-sync.32x32x16}; do kernels="$kernels --kernel $v"; done
   echo "== ordo fuzz (every production variant) until ${ORDO_CAMPAIGN_TIME:-1475s}"
-  (cd "$here" && ./ordo fuzz $kernels --time "${ORDO_CAMPAIGN_TIME:-1475s}" --seed 20261205 --workers-per-device 8 \
+  (cd "$here" && ./ordo fuzz $kernels --time "${ORDO_CAMPAIGN_TIME:-1475s}" --seed "${ORDO_CAMPAIGN_SEED:-20261205}" --workers-per-device 8 \
     --quiet --out "$out/campaign/out" --corpus "$out/campaign/corpus") > "$out/campaign/fuzz.log" 2>&1 || status=1
   head -n 2 "$out/campaign/fuzz.log"; tail -n 3 "$out/campaign/fuzz.log"
 fi
