@@ -218,6 +218,20 @@ int main() {
   // The rule itself, at both ends of its table: a large problem (the 128x128 tile) and a tiny one.
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
+  // The rule on the seed's shapes with the H200's 132 SMs picks the tiles measured best or near it
+  // (reports/evidence/h200-ec46e69-by-shape-tiles/): a change of the table or the rule shows here.
+  struct Pick {
+    int M, N;
+    const char* tile;
+  };
+  for (const Pick& k : {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t1x1.s4"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
+                        Pick{16384, 32, "64x32x16.t4x4.s4"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
+                        Pick{1024, 5376, "128x128x16 (production)"}, Pick{16384, 5376, "128x128x16 (production)"}}) {
+    const std::string got = by_shape_tiles()[static_cast<std::size_t>(choose_by_shape_tile(k.M, k.N, 5376, 132))].name;
+    const bool ok = got == k.tile;
+    failures += !ok;
+    std::printf("%-6s by-shape rule M=%d N=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(), k.tile);
+  }
   check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.bias-first", launch_mutant_bias_first, 33, 17, 64, true, 0, Family::uniform, false);
