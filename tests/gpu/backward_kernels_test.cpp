@@ -786,14 +786,8 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
   int switches = 0;
   for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
-    std::vector<std::int64_t> batches{16384};
-    for (std::int64_t M = 2; M <= 16384; ++M)
-      if (kernels::detail::choose_dx_by_shape_tile(M, kN, K, sm_count) !=
-          kernels::detail::choose_dx_by_shape_tile(M - 1, kN, K, sm_count)) {
-        batches.push_back(M - 1);
-        batches.push_back(M);
-        ++switches;
-      }
+    const std::vector<std::int64_t> batches = switch_point_batches(
+        [&](std::int64_t M) { return kernels::detail::choose_dx_by_shape_tile(M, kN, K, sm_count); }, 16384, &switches);
     BackwardDataProblem alone;
     alone.M = 1, alone.N = kN, alone.K = K;
     for (std::int64_t i = 0; i < kN; ++i) alone.g.push_back(value());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -64,5 +65,20 @@ class DeviceArray {
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// The batch sizes that probe a rule choosing a tile from the row count M: max_m, then M_s - 1 and M_s at every
+// M_s in 2..max_m where choose(M_s) differs from choose(M_s - 1) (the by-shape variants' switch points).
+// Adds the number of switch points to *switches.
+template <class Choose>
+std::vector<std::int64_t> switch_point_batches(const Choose& choose, std::int64_t max_m, int* switches) {
+  std::vector<std::int64_t> batches{max_m};
+  for (std::int64_t m = 2; m <= max_m; ++m)
+    if (choose(m) != choose(m - 1)) {
+      batches.push_back(m - 1);
+      batches.push_back(m);
+      ++*switches;
+    }
+  return batches;
+}
 
 }  // namespace ordo::testing

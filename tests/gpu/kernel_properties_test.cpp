@@ -75,14 +75,8 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   constexpr std::int64_t kK = 37;  // a K tail in every tile's slab
   int switches = 0;
   for (std::int64_t N : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
-    std::vector<std::int64_t> batches{16384};
-    for (std::int64_t M = 2; M <= 16384; ++M)
-      if (kernels::detail::choose_by_shape_tile(M, N, kK, sm_count) !=
-          kernels::detail::choose_by_shape_tile(M - 1, N, kK, sm_count)) {
-        batches.push_back(M - 1);
-        batches.push_back(M);
-        ++switches;
-      }
+    const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(
+        [&](std::int64_t M) { return kernels::detail::choose_by_shape_tile(M, N, kK, sm_count); }, 16384, &switches);
     for (std::int64_t rows : batches) {
       if (rows < 2 || rows * N > (std::int64_t{1} << 26)) continue;  // a row alone needs a batch; bound the memory
       ForwardCase c;
