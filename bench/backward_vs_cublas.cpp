@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
       time_pair(kernel, reference, o, stream, &r.ms, &r.cublas_ms);
       if (!bf16) {
         // dX [M,K]: chains over the N outputs of the forward; dW [N,K]: over the M tokens.
-        const double mnk = static_cast<double>(s.M) * s.N * s.K;
+        const double mnk = static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K);
         const double bytes = 4.0 * (op == "dx" ? static_cast<double>(s.M * s.N + s.N * s.K + s.M * s.K)
                                                : static_cast<double>(s.M * s.N + s.M * s.K + s.N * s.K));
         r.floor = ordo::bench::strict_chain_floor(floors, mnk, op == "dx" ? s.N : s.M, bytes);

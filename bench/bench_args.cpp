@@ -34,24 +34,6 @@ double parse_seconds(const std::string& s, const char* what) {
   return v;
 }
 
-std::vector<Shape> parse_shapes(const std::string& spec) {
-  std::vector<Shape> out;
-  std::size_t pos = 0;
-  while (pos <= spec.size()) {
-    const std::size_t semi = std::min(spec.find(';', pos), spec.size());
-    const std::string item = spec.substr(pos, semi - pos);
-    pos = semi + 1;
-    if (item.empty()) continue;
-    const std::size_t c1 = item.find(','), c2 = c1 == std::string::npos ? c1 : item.find(',', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos || item.find(',', c2 + 1) != std::string::npos)
-      die("bad shape \"" + item + "\" (want M,N,K)");
-    out.push_back({parse_int(item.substr(0, c1), "M"), parse_int(item.substr(c1 + 1, c2 - c1 - 1), "N"),
-                   parse_int(item.substr(c2 + 1), "K")});
-  }
-  if (out.empty()) die("--shapes has no shape");
-  return out;
-}
-
 void split_commas(const std::string& s, std::vector<std::string>* out) {
   std::size_t pos = 0;
   while (pos <= s.size()) {
@@ -74,6 +56,24 @@ std::vector<std::string> effective_specs(const Options& o) {
 }
 
 }  // namespace
+
+std::vector<Shape> parse_shapes(const std::string& spec) {
+  std::vector<Shape> out;
+  std::size_t pos = 0;
+  while (pos <= spec.size()) {
+    const std::size_t semi = std::min(spec.find(';', pos), spec.size());
+    const std::string item = spec.substr(pos, semi - pos);
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const std::size_t c1 = item.find(','), c2 = c1 == std::string::npos ? c1 : item.find(',', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos || item.find(',', c2 + 1) != std::string::npos)
+      die("bad shape \"" + item + "\" (want M,N,K)");
+    out.push_back({parse_int(item.substr(0, c1), "M"), parse_int(item.substr(c1 + 1, c2 - c1 - 1), "N"),
+                   parse_int(item.substr(c2 + 1), "K")});
+  }
+  if (out.empty()) die("--shapes has no shape");
+  return out;
+}
 
 void usage(std::FILE* f) {
   std::fprintf(

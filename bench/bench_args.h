@@ -28,6 +28,9 @@ void usage(std::FILE* f);
 // Parses argv; prints the help and exits 0 on --help, exits 1 on a malformed command line.
 Options parse_args(int argc, char** argv);
 
+// "M,N,K;M,N,K;..." (empty items skipped); exits 1 naming a malformed item or an empty list.
+std::vector<Shape> parse_shapes(const std::string& spec);
+
 // M in {64,1024,4096,16384} x (K,N) in {(32,5376),(5376,32),(5376,5376)}.
 std::vector<Shape> default_f32_shapes();
 // M in {64,1024,4096,16384} x (K,N) in {(4096,5376),(5376,16128),(5376,5376)}.

@@ -1,7 +1,8 @@
-// Helpers shared by the files of ordo_bench_forward (bench_common.h).
+// Helpers shared by the files of ordo_bench_forward and ordo_bench_tiles (bench_common.h).
 #include "bench/bench_common.h"
 
 #include <algorithm>
+#include <cerrno>  // program_invocation_short_name (GNU)
 #include <cstdio>
 #include <cstdlib>
 
@@ -9,7 +10,7 @@ namespace ordo::bench {
 
 void die(const std::string& msg, int code) {
   std::fflush(stdout);
-  std::fprintf(stderr, "ordo_bench_forward: %s\n", msg.c_str());
+  std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg.c_str());  // the bench that failed
   std::exit(code);
 }
 

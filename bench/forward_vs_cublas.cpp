@@ -215,7 +215,8 @@ void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasRe
   base.cublas = CublasReference::describe(it.operand, it.out);
   base.l2_resident = b.x + b.w + 2 * b.y <= static_cast<std::size_t>(l2_bytes);
   if (it.operand == DType::f32) {  // the FMA path's floors; the tensor cores' are not modelled
-    const Floor f = strict_chain_floor(floors, static_cast<double>(it.s.M) * it.s.N * it.s.K, it.s.K,
+    const Floor f = strict_chain_floor(floors,
+                                       static_cast<double>(it.s.M) * static_cast<double>(it.s.N) * static_cast<double>(it.s.K), it.s.K,
                                        static_cast<double>(b.x + b.w + b.y));
     base.floor_ms = f.ms;
     base.floor = f.what;

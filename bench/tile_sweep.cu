@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_args.h"
 #include "bench/bench_common.h"
 #include "bench/bench_kernels.h"
 #include "bench/cublas_reference.h"
@@ -42,22 +43,6 @@ double event_ms(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
   return ms;
-}
-
-std::vector<Shape> parse_shapes(const std::string& text) {
-  std::vector<Shape> v;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t end = std::min(text.find(';', pos), text.size());
-    const std::string one = text.substr(pos, end - pos);
-    long long m = 0, n = 0, k = 0;
-    char tail = 0;
-    if (std::sscanf(one.c_str(), "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1)
-      die("--shapes: \"" + one + "\" is not M,N,K with each >= 1");
-    v.push_back({m, n, k});
-    pos = end + 1;
-  }
-  return v;
 }
 
 template <class Fn>
@@ -118,7 +103,7 @@ int main(int argc, char** argv) {
       die("unknown argument " + a);
     }
   }
-  const std::vector<Shape> shapes = parse_shapes(shapes_text);
+  const std::vector<Shape> shapes = ordo::bench::parse_shapes(shapes_text);
   const ordo::kernels::DeviceInfo dev = ordo::kernels::device_info(0);
   if (!dev.present) die("no usable CUDA device: " + dev.reason, ordo::bench::kExitNoGpu);
   cudaStream_t stream;
@@ -160,7 +145,7 @@ int main(int argc, char** argv) {
     const double cublas_ms = median_ms(
         [&] { cublas.gemm(ordo::DType::f32, ordo::DType::f32, s, x.get(), w.get(), yc.get()); }, reps, stream);
     const ordo::bench::Floor fl = ordo::bench::strict_chain_floor(
-        f, static_cast<double>(s.M) * s.N * s.K, s.K, 4.0 * static_cast<double>(nx + nw + ny));
+        f, static_cast<double>(s.M) * static_cast<double>(s.N) * static_cast<double>(s.K), s.K, 4.0 * static_cast<double>(nx + nw + ny));
     const int chosen = detail::choose_by_shape_tile(s.M, s.N, s.K, f.sm_count);
     std::printf("\nM=%lld N=%lld K=%lld: cuBLAS %.4f ms; floor %.4f ms (%s)\n", static_cast<long long>(s.M),
                 static_cast<long long>(s.N), static_cast<long long>(s.K), cublas_ms, fl.ms, fl.what);
