@@ -36,6 +36,30 @@ std::string campaign_fingerprint(const std::vector<PropertySpec>& specs, const C
   return os.str();
 }
 
+std::string fingerprint_difference(const std::string& saved, const std::string& now) {
+  if (saved == now) return "";
+  auto fields = [](const std::string& f) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    for (std::size_t semi; (semi = f.find(';', at)) != std::string::npos; at = semi + 1) out.push_back(f.substr(at, semi - at));
+    if (at < f.size()) out.push_back(f.substr(at));
+    return out;
+  };
+  const std::vector<std::string> a = fields(saved), b = fields(now);
+  // The options come first as name=value; the properties after them as name|kernel.
+  auto is_option = [](const std::string& x) { return x.find('=') != std::string::npos && x.find('|') == std::string::npos; };
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()) && is_option(a[i]) && is_option(b[i]); ++i)
+    if (a[i] != b[i]) {
+      const std::size_t ea = a[i].find('='), eb = b[i].find('=');
+      return a[i].substr(0, ea) + ": " + a[i].substr(ea + 1) + " in the checkpoint, " + b[i].substr(eb + 1) + " now";
+    }
+  for (const std::string& x : a)
+    if (!is_option(x) && std::find(b.begin(), b.end(), x) == b.end()) return "property " + x + ": in the checkpoint only";
+  for (const std::string& x : b)
+    if (!is_option(x) && std::find(a.begin(), a.end(), x) == a.end()) return "property " + x + ": in this run only";
+  return "the properties are the same but in another order";
+}
+
 CampaignState fresh_state(const std::vector<PropertySpec>& specs, const CampaignOptions& o) {
   CampaignState s;
   s.fingerprint = campaign_fingerprint(specs, o);

@@ -65,6 +65,9 @@ struct CampaignOptions {
 // The fingerprint of (seed, cases, shards, workers, the properties): resuming needs the same.
 std::string campaign_fingerprint(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
 CampaignState fresh_state(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
+// Why two fingerprints differ, for the refusal's message: the first field that differs, both ways
+// ("seed: 7 in the checkpoint, 8 now"; "property a|k: in the checkpoint only"). Empty when equal.
+std::string fingerprint_difference(const std::string& saved, const std::string& now);
 
 // Runs (or resumes) the campaign in `state`. Returns when every lane finished its cases, the time budget
 // is spent, or *stop is set; `state` then holds everything done.

@@ -204,8 +204,8 @@ int run_fuzz(FuzzOptions o) {
     }
     properties::CampaignState saved = properties::state_from_json(j, checkpoint_path);
     if (saved.fingerprint != state.fingerprint) {
-      std::fprintf(stderr, "ordo fuzz: %s is the checkpoint of another campaign (other seed, budget, shards, workers or "
-                           "subject); use another --out or remove it\n", checkpoint_path.c_str());
+      std::fprintf(stderr, "ordo fuzz: %s is the checkpoint of another campaign (%s); use another --out or remove it\n",
+                   checkpoint_path.c_str(), properties::fingerprint_difference(saved.fingerprint, state.fingerprint).c_str());
       return 2;
     }
     state = std::move(saved);

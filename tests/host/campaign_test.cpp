@@ -106,8 +106,11 @@ TEST(Campaign, ASubjectAheadWaitsUntilTheOthersCatchUp) {
     if (specs[p].kind != PropertyKind::scenario) cases[specs[p].kernel] += s.lanes[p][0].run.cases;
   ASSERT_GE(cases.size(), 3u) << "forward, dX and dW subjects";
   EXPECT_EQ(cases[leader], kLead) << leader << " ran while the others were far behind";
-  for (const auto& [subject, n] : cases)
-    if (subject != leader) EXPECT_GT(n, 0) << subject << " never ran";
+  for (const auto& [subject, n] : cases) {
+    if (subject != leader) {
+      EXPECT_GT(n, 0) << subject << " never ran";
+    }
+  }
 }
 
 TEST(Campaign, ACheckpointRoundTrips) {
@@ -202,6 +205,21 @@ TEST(Campaign, ASigkilledCampaignResumesWithEveryCaseAndFailure) {
   std::vector<std::string> other = args("killed", "corpus-killed");
   other[5] = "6";
   EXPECT_EQ(fuzz(other).exit_code, 2);
+}
+
+TEST(CampaignFingerprint, TheRefusalNamesTheFieldThatDiffers) {
+  const std::string saved = "seed=5;cases=-1;shards=1;shard=0;workers=8;p|k1;q|k2;";
+  EXPECT_EQ(fingerprint_difference(saved, saved), "");
+  EXPECT_EQ(fingerprint_difference(saved, "seed=6;cases=-1;shards=1;shard=0;workers=8;p|k1;q|k2;"),
+            "seed: 5 in the checkpoint, 6 now");
+  EXPECT_EQ(fingerprint_difference(saved, "seed=5;cases=-1;shards=1;shard=0;workers=16;p|k1;q|k2;"),
+            "workers: 8 in the checkpoint, 16 now");
+  EXPECT_EQ(fingerprint_difference(saved, "seed=5;cases=-1;shards=1;shard=0;workers=8;p|k1;"),
+            "property q|k2: in the checkpoint only");
+  EXPECT_EQ(fingerprint_difference(saved, "seed=5;cases=-1;shards=1;shard=0;workers=8;p|k1;q|k2;r|k2;"),
+            "property r|k2: in this run only");
+  EXPECT_EQ(fingerprint_difference(saved, "seed=5;cases=-1;shards=1;shard=0;workers=8;q|k2;p|k1;"),
+            "the properties are the same but in another order");
 }
 
 }  // namespace
