@@ -94,5 +94,7 @@ cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
 // sm_90 variants (the contract differs by the arithmetic of the GPU, not by the code).
 cudaError_t launch_bwd_dx_bf16_wmma_32x32x16(const BackwardDataLaunch& p);
 cudaError_t launch_bwd_dw_bf16_wmma_32x32x16(const BackwardWeightLaunch& p);
+// The Hopper wgmma tile (bf16_wgmma_128x256x64.cu) for dX, W read as an N-major B operand.
+cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p);
 
 }  // namespace ordo::kernels::detail

@@ -73,6 +73,31 @@ const char* const kBf16DwDescription =
     "accumulator fragment starts at +0 or, with accumulate, at dW, and is the C operand of every mma; db: one "
     "__fadd_rn chain per column over the same tokens, the bfloat16 G widened exactly to FP32";
 
+// dX on the Hopper wgmma tile of the forward (kernels/bf16_wgmma_128x256x64.cu), with W as it lies.
+KernelVariant make_wgmma_dx_variant() {
+  KernelVariant v;
+  v.id = "sm90.bwd.dx.bf16.wgmma.128x256x64";
+  v.contract_id = "bwd.dx.bf16.tc-fdpa-sm90/1";
+  v.tile_m = 128;  // dX rows per tile
+  v.tile_n = 256;  // dX columns (k) per tile
+  v.tile_k = 64;   // reduced n per pipeline stage
+  v.threads = 384;
+  v.stages = 4;
+  v.instruction = "wgmma.mma_async.m64n256k16, B N-major (sm_90a)";
+  v.min_sm = 90;
+  v.max_sm = 90;
+  v.operand_dtype = DType::bf16;
+  v.k_multiple = 8;  // for dX: N and K, the row lengths of G and W (TMA strides are multiples of 16 bytes)
+  v.operand_alignment = 16;
+  v.description =
+      "Hopper BF16 tile of dX = G * W: the forward wgmma tile (persistent blocks, a TMA producer warpgroup, a 4-stage "
+      "ring, two consumer warpgroups) with G as the K-major A and W [N, K] read as it lies, an N-major B "
+      "(imm-trans-b) in boxes of 64 k x 64 n; one chain per output of wgmma m64n256k16 steps over n ascending from "
+      "+0, the accumulators the C operand of every instruction; a half-full last wave runs as 128x128 halves "
+      "(m64n128k16); needs N % 8 == 0, K % 8 == 0 and 16-byte aligned G, W";
+  return v;
+}
+
 }  // namespace
 
 const std::vector<BackwardDataEntry>& backward_data_entries() {
@@ -104,6 +129,7 @@ const std::vector<BackwardDataEntry>& backward_data_entries() {
        &launch_bwd_dx_f32_simt_by_shape},
       {make_bf16_variant("dx", 90, 90, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
       {make_bf16_variant("dx", 80, 89, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
+      {make_wgmma_dx_variant(), &launch_bwd_dx_bf16_wgmma_128x256x64},
   };
   return entries;
 }

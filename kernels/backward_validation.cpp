@@ -5,6 +5,7 @@
 // and the tile of the grid come from the variant (FP32 or BF16 operands; outputs always f32).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -274,13 +275,22 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   if (a.dx.rows != M || a.dx.cols != K)
     return Status::error(StatusCode::inconsistent_size,
                          "dx is " + shape(a.dx.rows, a.dx.cols) + "; expected " + shape(M, K) + " (g.rows, w.cols)");
+  // TMA-fed variants read G and W by rows whose byte strides must be multiples of 16.
+  if (v.k_multiple > 1)
+    for (const auto& [what, n] : {std::pair<const char*, std::int64_t>{"g.cols (N)", N}, {"w.cols (K)", K}})
+      if (n % v.k_multiple != 0)
+        return Status::error(StatusCode::unsupported_shape, std::string(what) + " = " + str(n) +
+                                                                " is not a multiple of " + std::to_string(v.k_multiple) +
+                                                                "; variant " + v.id +
+                                                                " needs that (TMA row strides are multiples of 16 bytes)");
 
   if (!a.g.data) return Status::error(StatusCode::null_pointer, "g.data is null");
   if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
   if (!a.dx.data) return Status::error(StatusCode::null_pointer, "dx.data is null");
 
-  const std::vector<Operand> ops = {{"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * es, es},
-                                    {"w", a.w.data, N * K * es, es}};
+  const std::int64_t align = std::max<std::int64_t>(es, v.operand_alignment);  // TMA: 16 bytes
+  const std::vector<Operand> ops = {{"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * es, align},
+                                    {"w", a.w.data, N * K * es, align}};
   if (Status s = check_pointers(ops, device); !s.ok()) return s;
   if (Status s = check_aliasing(ops, 1); !s.ok()) return s;
 

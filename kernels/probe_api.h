@@ -16,12 +16,19 @@ namespace ordo::kernels {
 Status run_bf16_mma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
                           const std::vector<float>& c, std::vector<float>& d, int tiles);
 
-// The same tiles through the sm_90a wgmma kernel (kernels/fwd_bf16_wgmma_128x256x64.cu in probe mode):
-// block b runs the variant's own pipeline (TMA, 128-byte swizzle, wgmma.mma_async.m64n256k16) on rows and
-// columns 16b.. of A and B^T with K = 16, so every output is one wgmma instruction's result, and keeps
-// the 16x16 corner. With accumulator_disabled the instruction runs with scale-d = 0 (C is ignored);
-// otherwise C is loaded into the accumulators and passed with scale-d = 1. Needs an sm_90 device.
+// The instruction forms of the sm_90a wgmma tile (kernels/bf16_wgmma_128x256x64.cu): the N of
+// wgmma.mma_async.m64nNk16 and B's layout. The forward uses both N with a K-major B (the n128 form for
+// the halves of a last wave), dX both N with an N-major B (imm-trans-b).
+enum class WgmmaForm { n256_b_k_major, n128_b_k_major, n256_b_n_major, n128_b_n_major };
+const char* wgmma_form_name(WgmmaForm form);
+
+// The same tiles through the sm_90a wgmma tile in probe mode, in one instruction form: block b runs the
+// variants' own pipeline (TMA, 128-byte swizzle, the form's instruction) on rows and columns 16b.. of A
+// and B with K = 16, so every output is one wgmma instruction's result, and keeps the 16x16 corner. With
+// accumulator_disabled the instruction runs with scale-d = 0 (C is ignored); otherwise C is loaded into
+// the accumulators and passed with scale-d = 1. Needs an sm_90 device.
 Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
-                            const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled);
+                            const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled,
+                            WgmmaForm form = WgmmaForm::n256_b_k_major);
 
 }  // namespace ordo::kernels

@@ -151,9 +151,9 @@ rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
 }
 
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions o) {
-  const std::int64_t km = std::max(1, o.k_multiple);
+  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple);
   return rc::gen::apply(
-      [limits, o, km](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+      [limits, o, km, nm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
                       int out_choice) {
         // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
         while (M * N * K > limits.max_volume) {
@@ -162,7 +162,7 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
         }
         ForwardCase c;
         c.M = M;
-        c.N = N;
+        c.N = (N + nm - 1) / nm * nm;
         c.K = (K + km - 1) / km * km;
         c.family = f;
         c.has_bias = bias;
@@ -177,13 +177,13 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
 }
 
 rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
-  const std::int64_t km = std::max(1, o.k_multiple);
+  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple);
   return rc::gen::apply(
-      [o, km](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+      [o, km, nm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
               int out_choice) {
         ForwardCase c;
         c.M = M;
-        c.N = N;
+        c.N = (N + nm - 1) / nm * nm;
         c.K = (K + km - 1) / km * km;
         c.family = f;
         c.has_bias = bias;

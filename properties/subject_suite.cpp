@@ -115,15 +115,20 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
   const ShapeLimits limits =
       t.device_buffers ? ShapeLimits{.max_m = 1024, .max_n = 1024, .max_k = 4096, .max_volume = std::int64_t{1} << (l2 ? 24 : 22)}
                        : ShapeLimits{.max_m = 256, .max_n = 256, .max_k = 1024, .max_volume = std::int64_t{1} << 18};
-  const auto gen = gen_forward_case(limits, all, bf16);
   const bool data = t.contract.kind == ContractKind::backward_data;
+  // A TMA-fed subject's k_multiple applies to every operand row: for dX, G's (the case's K, reduced)
+  // and W's (the case's N); dW subjects declare none.
+  const int rows_multiple = std::max(1, t.k_multiple);
+  const auto gen = gen_forward_case(limits, all, CaseOptions{.bf16_operands = bf16, .k_multiple = rows_multiple,
+                                                             .n_multiple = rows_multiple});
   if (t.is_mutant && !o.mutants_get_full_suite) {
     const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};
     s.properties.push_back(spec_for(
         t, "selftest.mutant_caught",
         std::string("a deliberately broken subject is caught by ") +
             (data ? "backward.dx_kernel_equals_emulator" : "backward.dw_kernel_equals_emulator"),
-        PropertyKind::bitwise, 500, gen_forward_case(small, all, bf16),
+        PropertyKind::bitwise, 500,
+        gen_forward_case(small, all, CaseOptions{.bf16_operands = bf16, .k_multiple = rows_multiple, .n_multiple = rows_multiple}),
         [subject, emulator, data](const ForwardCase& c) {
           return data ? check_dx_equal(*subject, *emulator, c) : check_dw_equal(*subject, *emulator, c);
         },

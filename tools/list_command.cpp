@@ -30,20 +30,21 @@ void print_contracts() {
 }
 
 void print_variants(bool mutants) {
-  auto print = [mutants](const KernelVariant& v) {
+  // `rows`: what k_multiple constrains (the forward's K; for a TMA-fed dX, the rows of G and W).
+  auto print = [mutants](const KernelVariant& v, const char* rows = "K") {
     if (v.is_mutant && !mutants) return;
     std::cout << "  " << v.id << (v.is_mutant ? "  [MUTANT]" : "") << "\n    contract " << v.contract_id << ", tile "
               << v.tile_m << "x" << v.tile_n << "x" << v.tile_k << ", " << v.threads << " threads, " << v.stages
               << " stage(s), " << v.instruction << ", " << dtype_name(v.operand_dtype) << " operands, sm_" << v.min_sm
               << (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+"))
               << (v.bf16_output ? ", f32 or bf16 output" : "")
-              << (v.k_multiple > 1 ? ", K % " + std::to_string(v.k_multiple) + " == 0" : std::string()) << "\n    "
+              << (v.k_multiple > 1 ? ", " + std::string(rows) + " % " + std::to_string(v.k_multiple) + " == 0" : std::string()) << "\n    "
               << v.description << "\n";
   };
   std::cout << "Forward kernel variants\n";
   for (const KernelVariant& v : kernels::forward_variants()) print(v);
   std::cout << "\nBackward kernel variants (dX)\n";
-  for (const KernelVariant& v : kernels::backward_data_variants()) print(v);
+  for (const KernelVariant& v : kernels::backward_data_variants()) print(v, "N and K");
   std::cout << "\nBackward kernel variants (dW, db)\n";
   for (const KernelVariant& v : kernels::backward_weight_variants()) print(v);
 }

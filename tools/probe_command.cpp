@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string>
 
 #include "core/atomic_file.h"
 #include "kernels/forward_api.h"
@@ -46,19 +47,23 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
     report.results.push_back(std::move(row));
   };
   for (properties::PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) add(std::move(run));
-  // wgmma, through the sm90 wgmma variant's own pipeline in probe mode: the same measurements, and
-  // whether a disabled accumulator (scale-d = 0) equals C = +0.
+  // wgmma, through the sm90 wgmma tile's own pipeline in probe mode, in every instruction form the
+  // forward and dX variants issue: the same measurements, and whether a disabled accumulator (scale-d = 0)
+  // equals C = +0.
   if (po.device_sm == 90) {
-    properties::ProbeOptions pw = po;
-    pw.instruction = "wgmma.mma_async.m64n256k16.bf16 (TMA-fed, as in sm90.fwd.bf16.wgmma.128x256x64)";
-    const properties::TileRunner with_c = [](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
-      return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, false);
-    };
-    const properties::TileRunner disabled = [](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
-      return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, true);
-    };
-    for (properties::PropertyRun& run : properties::run_tc_probe(with_c, pw)) add(std::move(run));
-    add(properties::run_accumulator_disabled_probe(with_c, disabled, pw));
+    for (const kernels::WgmmaForm form : {kernels::WgmmaForm::n256_b_k_major, kernels::WgmmaForm::n128_b_k_major,
+                                          kernels::WgmmaForm::n256_b_n_major, kernels::WgmmaForm::n128_b_n_major}) {
+      properties::ProbeOptions pw = po;
+      pw.instruction = std::string(kernels::wgmma_form_name(form)) + " (TMA-fed, as in the sm90 wgmma variants)";
+      const properties::TileRunner with_c = [form](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
+        return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, false, form);
+      };
+      const properties::TileRunner disabled = [form](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
+        return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, true, form);
+      };
+      for (properties::PropertyRun& run : properties::run_tc_probe(with_c, pw)) add(std::move(run));
+      add(properties::run_accumulator_disabled_probe(with_c, disabled, pw));
+    }
   } else {
     std::printf("wgmma probes: not run (wgmma is an sm_90a instruction; this GPU is sm_%d)\n", po.device_sm);
   }

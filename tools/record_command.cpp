@@ -49,7 +49,10 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
       const bool is_data = list == &kernels::backward_data_variants();
       auto kernel = make_backward_cuda_subject(v.id);
       properties::CorpusEntry f = golden_entry(v, gpu);
-      const auto gen = properties::gen_forward_case(limits, properties::all_families(), v.operand_dtype == DType::bf16);
+      // A TMA-fed variant's k_multiple holds for every operand row (dX: both of the case's N and K).
+      const auto gen = properties::gen_forward_case(
+          limits, properties::all_families(),
+          {.bf16_operands = v.operand_dtype == DType::bf16, .k_multiple = v.k_multiple, .n_multiple = v.k_multiple});
       rc::Random root(o.seed);
       for (int i = 0; i < o.cases; ++i) {
         const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();

@@ -127,6 +127,22 @@ __device__ __forceinline__ std::uint64_t smem_desc_k_major_sw128(const void* til
   return desc;
 }
 
+// An N-major (transposed) bf16 B operand, 128-byte swizzled, as TMA writes boxes of 64 columns x R
+// rows of a row-major [reduction, N] matrix: each reduction row is 128 contiguous bytes (64 columns),
+// 8-row groups 1024 bytes apart, and the next 64 columns `column_block_bytes` further on. PTX ISA,
+// "Shared Memory Matrix Layout", MN-major 128B swizzle, canonical layout ((T,8,m),(8,k)):((1,T,LBO),
+// (8T,SBO)) with T = 8 bf16: the leading byte offset is the stride between 64-column blocks (m), the
+// stride byte offset the stride between 8-row groups along the reduction (k). One 16-row k step is
+// two groups, 2048 bytes, so the start address of step kk is the tile base + 2048 kk (1024-aligned:
+// the base-offset field stays 0).
+__device__ __forceinline__ std::uint64_t smem_desc_n_major_sw128(const void* tile, std::uint32_t column_block_bytes) {
+  std::uint64_t desc = (static_cast<std::uint64_t>(smem_u32(tile)) & 0x3FFFF) >> 4;  // start address, 16 B units
+  desc |= std::uint64_t{(column_block_bytes & 0x3FFFF) >> 4} << 16;                   // leading byte offset
+  desc |= std::uint64_t{1024 >> 4} << 32;                                             // stride byte offset
+  desc |= std::uint64_t{1} << 62;                                                     // swizzle: 128 B
+  return desc;
+}
+
 #endif
 
 }  // namespace ordo::kernels::detail::sm90

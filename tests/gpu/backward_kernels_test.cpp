@@ -781,26 +781,26 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const std::string id = "sm80.bwd.dx.f32.fma.simt.by-shape";
   int sm_count = 0;
   check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  constexpr std::int64_t kN = 37;  // the reduction: a tail in every tile's slab
+  constexpr std::int64_t kReduced = 37;  // the reduction: a tail in every tile's slab
   properties::Rng rng(20261201);
   const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
   int switches = 0;
   for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
     const std::vector<std::int64_t> batches = switch_point_batches(
-        [&](std::int64_t M) { return kernels::detail::choose_dx_by_shape_tile(M, kN, K, sm_count); }, 16384, &switches);
+        [&](std::int64_t M) { return kernels::detail::choose_dx_by_shape_tile(M, kReduced, K, sm_count); }, 16384, &switches);
     BackwardDataProblem alone;
-    alone.M = 1, alone.N = kN, alone.K = K;
-    for (std::int64_t i = 0; i < kN; ++i) alone.g.push_back(value());
-    for (std::int64_t i = 0; i < kN * K; ++i) alone.w.push_back(value());
+    alone.M = 1, alone.N = kReduced, alone.K = K;
+    for (std::int64_t i = 0; i < kReduced; ++i) alone.g.push_back(value());
+    for (std::int64_t i = 0; i < kReduced * K; ++i) alone.w.push_back(value());
     const std::vector<float> want = gpu_dx(id, alone);
     for (std::int64_t rows : batches) {
       if (rows < 2 || rows * K > (std::int64_t{1} << 26)) continue;  // a batch needs two rows; bound the memory
       BackwardDataProblem batch = alone;
       batch.M = rows;
       batch.g.clear();
-      for (std::int64_t i = 0; i < rows * kN; ++i) batch.g.push_back(value());
+      for (std::int64_t i = 0; i < rows * kReduced; ++i) batch.g.push_back(value());
       for (const std::int64_t pos : {std::int64_t{0}, rows - 1, static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(rows))}) {
-        std::copy(alone.g.begin(), alone.g.end(), batch.g.begin() + pos * kN);
+        std::copy(alone.g.begin(), alone.g.end(), batch.g.begin() + pos * kReduced);
         const std::vector<float> got = gpu_dx(id, batch);
         const std::vector<float> row(got.begin() + pos * K, got.begin() + (pos + 1) * K);
         EXPECT_EQ(first_difference(row, want, "dX row in a batch vs alone"), "")

@@ -1,5 +1,9 @@
-// Variant "sm90.fwd.bf16.wgmma.128x256x64" of contract fwd.bf16.tc-fdpa-sm90/1: the Hopper BF16
-// tensor-core forward GEMM. A persistent grid (one block of three warpgroups per SM) walks the
+// The Hopper BF16 tensor-core GEMM tile, for two variants:
+//   "sm90.fwd.bf16.wgmma.128x256x64" (fwd.bf16.tc-fdpa-sm90/1): Y = X W^T + b, W [N, K] a K-major B;
+//   "sm90.bwd.dx.bf16.wgmma.128x256x64" (bwd.dx.bf16.tc-fdpa-sm90/1): dX = G W, the same tile over
+//     (M, N, K) = (M, dX's K, the reduced n) with G in X's place and W [N, K] read as it lies: rows of W
+//     are reduction steps, so B is N-major (imm-trans-b), fed by TMA boxes of 64 columns x 64 rows.
+// Below, N is the output's columns and K the reduced axis, for both. A persistent grid (one block of three warpgroups per SM) walks the
 // 128x256 output tiles round-robin in a fixed, rasterised order:
 //   * warpgroup 0 is the producer: one thread streams 128x64 tiles of X and 256x64 tiles of W into a
 //     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers;
@@ -17,8 +21,9 @@
 // issues no instruction for it (ceil(K/16) steps in all, as the contract's chain has). The bias is
 // added once after the chain with __fadd_rn; Y is FP32, or BF16 with one __float2bfloat16_rn.
 //
-// Needs K % 8 == 0 and 16-byte aligned X and W (TMA: row strides are multiples of 16 bytes); the
-// variant declares both, and validation refuses other calls.
+// Needs K % 8 == 0 and 16-byte aligned X and W (TMA: row strides are multiples of 16 bytes); for dX,
+// both of G's and W's rows (N % 8 == 0 and K % 8 == 0). The variants declare it, and validation refuses
+// other calls.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -32,6 +37,7 @@
 #include <mutex>
 #include <string>
 
+#include "kernels/backward_internal.h"
 #include "kernels/forward_internal.h"
 #include "kernels/probe_api.h"
 #include "kernels/sm90/async_ops.cuh"
@@ -49,6 +55,12 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
+// An N-major B tile (dX's W) is kBN / 64 TMA boxes of 64 columns (128 bytes) x kBK reduction rows, one
+// after another: the wgmma descriptor's leading byte offset is the size of one box.
+constexpr int kNMajorBoxColumns = 64;
+constexpr std::uint32_t kNMajorBoxBytes = kNMajorBoxColumns * kBK * 2;
+static_assert(kNMajorBoxBytes % 1024 == 0 && kBN % kNMajorBoxColumns == 0,
+              "whole 1024-byte swizzle atoms per box, whole boxes per tile");
 
 // The work of one launch: `units` work units handed out round-robin to the clusters (unit u to
 // cluster u % clusters); block r of a cluster computes tile row kCluster * p + r of the unit's tile
@@ -65,10 +77,12 @@ struct KernelArgs {
   unsigned full_units, units;
   bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
   // Probe mode only: unit b is the 16x16 corner of the tile at (16b, 16b); C [units][16][16] is the
-  // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d.
+  // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d;
+  // probe_half: the units are 128-column halves (the m64n128k16 instruction).
   const float* probe_c;
   float* probe_d;
   int scale_d_first;
+  bool probe_half;
 };
 
 struct Unit {
@@ -78,7 +92,7 @@ struct Unit {
 
 template <bool kProbe, int kCluster>
 __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigned rank) {
-  if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), false};
+  if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), a.probe_half};
   const bool half = u >= a.full_units;
   const unsigned t = half ? a.full_units + (u - a.full_units) / 2 : u;
   // Rasterisation over groups of kCluster tile rows: 8 tile rows share each W tile while it is in L2.
@@ -96,25 +110,30 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
 // One 64-row consumer's share of one k tile: up to four 16-wide steps, k ascending. A whole k tile is
 // four instructions in straight-line code; only the last, partial k tile of a unit branches per step.
 // (wgmma in a conditional block makes ptxas insert a warpgroup.arrive before it, warning C7519.)
-template <int kWidth>
+// A k step of 16 moves the descriptors' start addresses (16-byte units): +32 bytes inside the 128-byte
+// rows of a K-major tile, +16 rows of 128 bytes (2048 bytes) down an N-major one.
+template <int kWidth, bool kBNMajor>
 __device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int kk,
                                            int scale_d) {
+  constexpr int kTransB = kBNMajor ? 1 : 0;
+  const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kBNMajor ? 128 * kk : 2 * kk);
   if constexpr (kWidth == kBN)
-    sm90::wgmma_m64n256k16_bf16(d, desc_x + 2 * kk, desc_w + 2 * kk, scale_d);  // +32 bytes per k step
+    sm90::wgmma_m64n256k16_bf16<kTransB>(d, desc_x + 2 * kk, b, scale_d);
   else
-    sm90::wgmma_m64n128k16_bf16(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, desc_w + 2 * kk, scale_d);
+    sm90::wgmma_m64n128k16_bf16<kTransB>(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, b, scale_d);
 }
 
-template <int kWidth>
+template <int kWidth, bool kBNMajor>
 __device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w,
                                              int steps, int first_scale_d) {
   if (steps == kBK / 16) {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int kk = 0; kk < kBK / 16; ++kk)
+      issue_step<kWidth, kBNMajor>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16 - 1; ++kk)
-      if (kk < steps) issue_step<kWidth>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+      if (kk < steps) issue_step<kWidth, kBNMajor>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   }
 }
 #endif
@@ -135,7 +154,7 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
 }
 
 // Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
-template <bool kProbe, int kCluster>
+template <bool kProbe, int kCluster, bool kBNMajor>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
                                         std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
                                         unsigned cluster, unsigned clusters) {
@@ -165,13 +184,14 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kStages) & 1));
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       const std::uint64_t desc_x = smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
-      const std::uint64_t desc_w = smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
+      const std::uint64_t desc_w = kBNMajor ? smem_desc_n_major_sw128(w_tiles + s * kBN * kBK, kNMajorBoxBytes)
+                                            : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if (w.half)
-        issue_k_tile<kHalfBN>(d, desc_x, desc_w, steps, first_scale_d);
+        issue_k_tile<kHalfBN, kBNMajor>(d, desc_x, desc_w, steps, first_scale_d);
       else
-        issue_k_tile<kBN>(d, desc_x, desc_w, steps, first_scale_d);
+        issue_k_tile<kBN, kBNMajor>(d, desc_x, desc_w, steps, first_scale_d);
       wgmma_commit_group();
       wgmma_wait_all_but_one();
       if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
@@ -234,10 +254,13 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
 }
 #endif
 
-template <bool kProbe, int kCluster>
+// kBNMajor: W is dX's [reduction, N] (an N-major B, map_w in boxes of 64 columns x kBK rows; map_w_half
+// unused); else the forward's [N, reduction] (K-major, boxes of kBN / kCluster or kHalfBN / kCluster rows).
+template <bool kProbe, int kCluster, bool kBNMajor>
 __global__ void __launch_bounds__(kThreads, 1)
-    fwd_bf16_wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                          const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
+                      const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
+  static_assert(!kBNMajor || kCluster == 1, "the N-major B tile is loaded by one block, without multicast");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
@@ -283,10 +306,19 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>((kBM + w_rows) * kBK * 2));
+          // N-major B: boxes wholly past N are not loaded (their columns are never stored, and an output
+          // column reads only its own column of B), so the stage expects fewer bytes.
+          const int boxes = kBNMajor ? max(0, min(w_rows, a.N - w.n0 + kNMajorBoxColumns - 1)) / kNMajorBoxColumns : 0;
+          const int w_bytes = kBNMajor ? boxes * kNMajorBoxColumns * kBK * 2 : w_rows * kBK * 2;
+          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(kBM * kBK * 2 + w_bytes));
           tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
           const CUtensorMap* map = w.half ? &map_w_half : &map_w;
-          if constexpr (kCluster > 1)
+          if constexpr (kBNMajor) {
+#pragma unroll 1
+            for (int j = 0; j < boxes; ++j)
+              tma_load_2d(w_tiles + s * kBN * kBK + j * kNMajorBoxColumns * kBK, &map_w, &full[s],
+                          w.n0 + j * kNMajorBoxColumns, kt * kBK);
+          } else if constexpr (kCluster > 1)
             tma_load_2d_multicast(w_tiles + s * kBN * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
                                   w.n0 + static_cast<int>(rank) * slice, static_cast<std::uint16_t>((1u << kCluster) - 1));
           else
@@ -296,7 +328,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+    consume<kProbe, kCluster, kBNMajor>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -335,9 +367,24 @@ cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// dX's W: a [rows (reduced), cols (output)] row-major bf16 matrix as TMA boxes of 64 columns x kBK rows,
+// 128-byte swizzled, zero fill: the N-major B tile smem_desc_n_major_sw128 describes.
+cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols) {
+  const EncodeTiled encode = encode_tiled();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {kNMajorBoxColumns, kBK};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<std::uint16_t*>(base), dims, strides,
+                            box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
 // several GPUs of one process), under a lock (and several workers per GPU).
-template <bool kProbe, int kCluster>
+template <bool kProbe, int kCluster, bool kBNMajor>
 cudaError_t set_smem_attribute() {
   static std::mutex mutex;
   static bool done[64] = {};
@@ -346,7 +393,7 @@ cudaError_t set_smem_attribute() {
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   if (device < 64 && done[device]) return cudaSuccess;
-  e = cudaFuncSetAttribute(fwd_bf16_wgmma_kernel<kProbe, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kBNMajor>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            kSmemBytes);
   if (e == cudaSuccess && device < 64) done[device] = true;
   return e;
@@ -370,7 +417,7 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
 }
 
 // How many clusters of kCluster blocks the current device holds at once (one block per SM).
-template <int kCluster>
+template <int kCluster, bool kBNMajor>
 cudaError_t resident_clusters(int* clusters) {
   static std::mutex mutex;
   static int cached[64] = {};
@@ -384,36 +431,43 @@ cudaError_t resident_clusters(int* clusters) {
   }
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(kCluster, nullptr, &attribute);
-  e = cudaOccupancyMaxActiveClusters(clusters, fwd_bf16_wgmma_kernel<false, kCluster>, &config);
+  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kBNMajor>, &config);
   if (e != cudaSuccess) return e;
   if (*clusters < 1) return cudaErrorInvalidConfiguration;
   if (device < 64) cached[device] = *clusters;
   return cudaSuccess;
 }
 
-template <int kCluster>
-cudaError_t launch_production(const LaunchParams& p) {
+// One GEMM through the tile: Y [M, N] (f32, or bf16 when y_bf16 is set) = X [M, K] B + bias, B the
+// K-major W [N, K] or (kBNMajor) the N-major W [K, N]; maps already made.
+struct GemmCall {
+  const char* variant;  // for ORDO_TRACE_LAUNCH
   CUtensorMap map_x, map_w, map_w_half;
-  // Each block of a cluster loads 1/kCluster of the W tile's rows for all of them.
-  cudaError_t e = make_map(&map_x, p.x_bf16, p.M, p.K, kBM);
-  if (e == cudaSuccess) e = make_map(&map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
-  if (e == cudaSuccess) e = make_map(&map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
-  if (e == cudaSuccess) e = set_smem_attribute<false, kCluster>();
+  const float* bias;
+  float* y;
+  std::uint16_t* y_bf16;
+  int M, N, K;
+  cudaStream_t stream;
+};
+
+template <int kCluster, bool kBNMajor>
+cudaError_t launch_gemm(const GemmCall& c) {
+  cudaError_t e = set_smem_attribute<false, kCluster, kBNMajor>();
   int clusters = 0;
-  if (e == cudaSuccess) e = resident_clusters<kCluster>(&clusters);
+  if (e == cudaSuccess) e = resident_clusters<kCluster, kBNMajor>(&clusters);
   if (e != cudaSuccess) return e;
   KernelArgs args{};
-  args.bias = p.bias;
-  args.y = p.y;
-  args.y_bf16 = p.y_bf16;
-  args.M = p.M;
-  args.N = p.N;
-  args.K = p.K;
-  args.tiles_m = static_cast<unsigned>(ceil_div(p.M, kBM));
-  args.tiles_n = static_cast<unsigned>(ceil_div(p.N, kBN));
-  const std::uintptr_t y_address = p.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(p.y_bf16)
-                                                       : reinterpret_cast<std::uintptr_t>(p.y);
-  args.paired_stores = p.N % 2 == 0 && y_address % (p.y_bf16 != nullptr ? 4 : 8) == 0;
+  args.bias = c.bias;
+  args.y = c.y;
+  args.y_bf16 = c.y_bf16;
+  args.M = c.M;
+  args.N = c.N;
+  args.K = c.K;
+  args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
+  args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kBN));
+  const std::uintptr_t y_address = c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16)
+                                                       : reinterpret_cast<std::uintptr_t>(c.y);
+  args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
   // A unit is a column of kCluster tiles, one per block of a cluster. When there is more than one
   // wave of units and the last wave is at most half full, its units are split in halves.
   const std::int64_t units_whole = ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n};
@@ -427,15 +481,26 @@ cudaError_t launch_production(const LaunchParams& p) {
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
-                 "ordo: sm90.fwd.bf16.wgmma.128x256x64 M=%d N=%d K=%d: clusters of %d, %d resident, %u blocks, "
-                 "%u units (%u whole, %s)\n",
-                 p.M, p.N, p.K, kCluster, clusters, blocks, args.units, args.full_units,
+                 "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
+                 "%s)\n",
+                 c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
                  split ? "last wave in halves" : "no split");
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, p.stream, &attribute);
-  e = cudaLaunchKernelEx(&config, fwd_bf16_wgmma_kernel<false, kCluster>, map_x, map_w, map_w_half, args);
+  const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
+  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kBNMajor>, c.map_x, c.map_w, c.map_w_half, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
+}
+
+template <int kCluster>
+cudaError_t launch_forward(const LaunchParams& p) {
+  GemmCall c{"sm90.fwd.bf16.wgmma.128x256x64", {}, {}, {}, p.bias, p.y, p.y_bf16, p.M, p.N, p.K, p.stream};
+  // Each block of a cluster loads 1/kCluster of the W tile's rows for all of them.
+  cudaError_t e = make_map(&c.map_x, p.x_bf16, p.M, p.K, kBM);
+  if (e == cudaSuccess) e = make_map(&c.map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
+  if (e == cudaSuccess) e = make_map(&c.map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
+  if (e != cudaSuccess) return e;
+  return launch_gemm<kCluster, false>(c);
 }
 
 }  // namespace
@@ -446,8 +511,19 @@ cudaError_t launch_production(const LaunchParams& p) {
 // an opt-in.
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const char* cluster = std::getenv("ORDO_WGMMA_CLUSTER");
-  if (cluster != nullptr && std::string(cluster) == "2") return launch_production<kTwoBlockCluster>(p);
-  return launch_production<1>(p);
+  if (cluster != nullptr && std::string(cluster) == "2") return launch_forward<kTwoBlockCluster>(p);
+  return launch_forward<1>(p);
+}
+
+// dX [M, K] = G [M, N] W [N, K]: the tile's (M, N, K) are (M, K, N); G is the K-major A as X is in
+// the forward, W the N-major B. No bias, an FP32 output, single blocks.
+cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
+  GemmCall c{"sm90.bwd.dx.bf16.wgmma.128x256x64", {}, {}, {}, nullptr, p.dx, nullptr, p.M, p.K, p.N, p.stream};
+  cudaError_t e = make_map(&c.map_x, p.g_bf16, p.M, p.N, kBM);
+  if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.w_bf16, p.N, p.K);
+  if (e != cudaSuccess) return e;
+  c.map_w_half = c.map_w;
+  return launch_gemm<1, true>(c);
 }
 
 }  // namespace detail
@@ -468,8 +544,34 @@ Status cuda_status(cudaError_t e, const char* what) {
 
 }  // namespace
 
+namespace {
+
+template <bool kBNMajor>
+cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_b_half,
+                         const detail::KernelArgs& args, int tiles) {
+  if (cudaError_t e = detail::set_smem_attribute<true, 1, kBNMajor>()) return e;
+  detail::wgmma_gemm_kernel<true, 1, kBNMajor>
+      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(map_a, map_b, map_b_half, args);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+const char* wgmma_form_name(WgmmaForm form) {
+  switch (form) {
+    case WgmmaForm::n256_b_k_major: return "wgmma.mma_async.m64n256k16.bf16, B K-major";
+    case WgmmaForm::n128_b_k_major: return "wgmma.mma_async.m64n128k16.bf16, B K-major";
+    case WgmmaForm::n256_b_n_major: return "wgmma.mma_async.m64n256k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n128_b_n_major: return "wgmma.mma_async.m64n128k16.bf16, B N-major (imm-trans-b)";
+  }
+  return "?";
+}
+
 Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
-                            const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled) {
+                            const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled,
+                            WgmmaForm form) {
+  const bool n_major = form == WgmmaForm::n256_b_n_major || form == WgmmaForm::n128_b_n_major;
+  const bool half = form == WgmmaForm::n128_b_k_major || form == WgmmaForm::n128_b_n_major;
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -491,14 +593,24 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   if ((e = cudaMalloc(&da.p, n * 2)) || (e = cudaMalloc(&db.p, n * 2)) || (e = cudaMalloc(&dc.p, n * 4)) ||
       (e = cudaMalloc(&dd.p, n * 4)))
     return cuda_status(e, "cudaMalloc");
+  const int rows = tiles * 16;
+  // An N-major B is B itself, [16 k][rows n] row-major: B^T's rows become columns.
+  std::vector<std::uint16_t> b_n_major;
+  if (n_major) {
+    b_n_major.resize(n);
+    for (int j = 0; j < rows; ++j)
+      for (int k = 0; k < 16; ++k) b_n_major[static_cast<size_t>(k) * rows + j] = bt[static_cast<size_t>(j) * 16 + k];
+  }
   if ((e = cudaMemcpy(da.p, a.data(), n * 2, cudaMemcpyHostToDevice)) ||
-      (e = cudaMemcpy(db.p, bt.data(), n * 2, cudaMemcpyHostToDevice)) ||
+      (e = cudaMemcpy(db.p, n_major ? b_n_major.data() : bt.data(), n * 2, cudaMemcpyHostToDevice)) ||
       (e = cudaMemcpy(dc.p, c.data(), n * 4, cudaMemcpyHostToDevice)) || (e = cudaMemset(dd.p, 0xA5, n * 4)))
     return cuda_status(e, "cudaMemcpy");
-  CUtensorMap map_a, map_b;
-  const int rows = tiles * 16;
+  CUtensorMap map_a, map_b, map_b_half;
+  const auto* b = static_cast<const std::uint16_t*>(db.p);
   if ((e = detail::make_map(&map_a, static_cast<const std::uint16_t*>(da.p), rows, 16, detail::kBM)) ||
-      (e = detail::make_map(&map_b, static_cast<const std::uint16_t*>(db.p), rows, 16, detail::kBN)))
+      (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows) : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
+      (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
+                   : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)))
     return cuda_status(e, "cuTensorMapEncodeTiled");
   detail::KernelArgs args{};
   args.M = rows;
@@ -509,11 +621,10 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  if ((e = detail::set_smem_attribute<true, 1>()))
-    return cuda_status(e, "cudaFuncSetAttribute");
-  detail::fwd_bf16_wgmma_kernel<true, 1><<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(
-      map_a, map_b, map_b, args);
-  if ((e = cudaGetLastError()) || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");
+  args.probe_half = half;
+  e = n_major ? launch_probe<true>(map_a, map_b, map_b_half, args, tiles)
+              : launch_probe<false>(map_a, map_b, map_b_half, args, tiles);
+  if (e || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");
   d.resize(n);
   if ((e = cudaMemcpy(d.data(), dd.p, n * 4, cudaMemcpyDeviceToHost))) return cuda_status(e, "cudaMemcpy");
   return Status::success();
