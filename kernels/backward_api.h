@@ -7,8 +7,8 @@
 //   BF16 tensor cores: bf16 operands (G, W, X as uint16 bit patterns), f32 outputs, one variant per SM
 //     range whose arithmetic its contract describes: "sm90.bwd.{dx,dw}.bf16.mma-sync.32x32x16" (sm_90
 //     only; bwd.{dx,dw}.bf16.tc-fdpa-sm90/1) and "sm80.bwd.{dx,dw}.bf16.mma-sync.32x32x16" (sm_80 ..
-//     sm_89; -sm80/1), and for dX on Hopper "sm90.bwd.dx.bf16.wgmma.128x256x64" (TMA-fed: N % 8 == 0,
-//     K % 8 == 0, 16-byte aligned G and W). A variant refuses a GPU outside its range (unsupported_device).
+//     sm_89; -sm80/1), and on Hopper "sm90.bwd.{dx,dw}.bf16.wgmma.128x256x64" (TMA-fed: N % 8 == 0,
+//     K % 8 == 0, 16-byte aligned operands). A variant refuses a GPU outside its range (unsupported_device).
 // KernelVariant::operand_dtype says which operand dtype a variant takes; keys are always int64 and
 // dX, dW, db always f32.
 // Host code includes this header only; it has no CUDA types in it, so it compiles with a plain C++
@@ -84,8 +84,8 @@ const KernelVariant* find_backward_variant(std::string_view id);  // either kind
 // then launch on args.stream and return once the work is queued; errors raised by a kernel itself
 // surface at the next synchronisation. Codes, first failure wins: unknown_variant, no_device,
 // unsupported_device (the GPU is outside the variant's SM range), wrong_dtype (an operand not of the
-// variant's operand dtype, an output not f32), bad_size, inconsistent_size, unsupported_shape (dX on a
-// TMA-fed variant: N or K not a multiple of its k_multiple), bad_keys (key shape or dtype),
+// variant's operand dtype, an output not f32), bad_size, inconsistent_size, unsupported_shape (a TMA-fed
+// variant: N or K not a multiple of its k_multiple), bad_keys (key shape or dtype),
 // null_pointer, host_pointer, wrong_device, misaligned (a pointer not aligned to its element size, or
 // to the variant's operand_alignment), aliasing, then, for backward_weight with keys, the key contents:
 // duplicate_key, padding_gradient_nonzero. launch_failed when a CUDA call fails.

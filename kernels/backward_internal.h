@@ -94,7 +94,11 @@ cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
 // sm_90 variants (the contract differs by the arithmetic of the GPU, not by the code).
 cudaError_t launch_bwd_dx_bf16_wmma_32x32x16(const BackwardDataLaunch& p);
 cudaError_t launch_bwd_dw_bf16_wmma_32x32x16(const BackwardWeightLaunch& p);
+// db alone, one __fadd_rn chain per column over the same tokens (p.db set): shared by the BF16 dW variants.
+cudaError_t launch_bwd_db_bf16(const BackwardWeightLaunch& p);
 // The Hopper wgmma tile (bf16_wgmma_128x256x64.cu) for dX, W read as an N-major B operand.
 cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p);
+// ... and for dW (G an M-major A, X an N-major B; in place by TMA or gathered by cp.async), then db.
+cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p);
 
 }  // namespace ordo::kernels::detail

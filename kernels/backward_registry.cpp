@@ -98,6 +98,27 @@ KernelVariant make_wgmma_dx_variant() {
   return v;
 }
 
+// dW/db on the same tile (kernels/bf16_wgmma_128x256x64.cu), G and X as they lie.
+KernelVariant make_wgmma_dw_variant() {
+  KernelVariant v = make_wgmma_dx_variant();
+  v.id = "sm90.bwd.dw.bf16.wgmma.128x256x64";
+  v.contract_id = "bwd.dw.bf16.tc-fdpa-sm90/1";
+  v.tile_m = 128;  // dW rows (n) per tile
+  v.tile_n = 256;  // dW columns (k) per tile
+  v.tile_k = 64;   // active tokens per pipeline stage
+  v.instruction = "wgmma.mma_async.m64n256k16, A M-major, B N-major (sm_90a)";
+  v.k_multiple = 8;  // N and K, the row lengths of G and X
+  v.description =
+      "Hopper BF16 tile of dW = G^T * X: the forward wgmma tile with G [T, N] read as it lies as an M-major A "
+      "(imm-trans-a) and X [T, K] as an N-major B (imm-trans-b), 64 tokens per stage; rows in canonical order "
+      "by TMA in place, others gathered through the device index of the canonical order by the producer warpgroup "
+      "(cp.async into the swizzled layout); one chain per output of wgmma m64n256k16 steps over the active "
+      "tokens in groups of 16 (the last zero filled), from +0 or, with accumulate, from dW; a half-full last wave "
+      "as 128x128 halves; db: one __fadd_rn chain per column over the same tokens; needs N % 8 == 0, K % 8 == 0 "
+      "and 16-byte aligned G, X";
+  return v;
+}
+
 }  // namespace
 
 const std::vector<BackwardDataEntry>& backward_data_entries() {
@@ -155,6 +176,7 @@ const std::vector<BackwardWeightEntry>& backward_weight_entries() {
        &launch_bwd_dw_f32_simt_128x128x16, TokenOrder::active_rows_in_call_order},
       {make_bf16_variant("dw", 90, 90, kBf16DwDescription), &launch_bwd_dw_bf16_wmma_32x32x16, TokenOrder::canonical},
       {make_bf16_variant("dw", 80, 89, kBf16DwDescription), &launch_bwd_dw_bf16_wmma_32x32x16, TokenOrder::canonical},
+      {make_wgmma_dw_variant(), &launch_bwd_dw_bf16_wgmma_128x256x64, TokenOrder::canonical},
   };
   return entries;
 }

@@ -174,6 +174,18 @@ Status check_aliasing(const std::vector<Operand>& ops, std::size_t n_outputs) {
   return Status::success();
 }
 
+// unsupported_shape unless every operand row length is a multiple of the variant's k_multiple: a
+// TMA-fed variant reads its operands by rows whose byte strides must be multiples of 16.
+Status rows_fit_tma(const KernelVariant& v, std::initializer_list<std::pair<const char*, std::int64_t>> row_lengths) {
+  if (v.k_multiple <= 1) return Status::success();
+  for (const auto& [what, n] : row_lengths)
+    if (n % v.k_multiple != 0)
+      return Status::error(StatusCode::unsupported_shape, std::string(what) + " = " + str(n) + " is not a multiple of " +
+                                                              std::to_string(v.k_multiple) + "; variant " + v.id +
+                                                              " needs that (TMA row strides are multiples of 16 bytes)");
+  return Status::success();
+}
+
 Status copy_failed(const char* what, cudaError_t e) {
   (void)cudaGetLastError();
   return Status::error(StatusCode::launch_failed, std::string("reading ") + what + " back to the host failed: " +
@@ -275,14 +287,7 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   if (a.dx.rows != M || a.dx.cols != K)
     return Status::error(StatusCode::inconsistent_size,
                          "dx is " + shape(a.dx.rows, a.dx.cols) + "; expected " + shape(M, K) + " (g.rows, w.cols)");
-  // TMA-fed variants read G and W by rows whose byte strides must be multiples of 16.
-  if (v.k_multiple > 1)
-    for (const auto& [what, n] : {std::pair<const char*, std::int64_t>{"g.cols (N)", N}, {"w.cols (K)", K}})
-      if (n % v.k_multiple != 0)
-        return Status::error(StatusCode::unsupported_shape, std::string(what) + " = " + str(n) +
-                                                                " is not a multiple of " + std::to_string(v.k_multiple) +
-                                                                "; variant " + v.id +
-                                                                " needs that (TMA row strides are multiples of 16 bytes)");
+  if (Status s = rows_fit_tma(v, {{"g.cols (N)", N}, {"w.cols (K)", K}}); !s.ok()) return s;
 
   if (!a.g.data) return Status::error(StatusCode::null_pointer, "g.data is null");
   if (!a.w.data) return Status::error(StatusCode::null_pointer, "w.data is null");
@@ -338,6 +343,7 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   if (has_db && (a.db.rows != 1 || a.db.cols != N))
     return Status::error(StatusCode::inconsistent_size,
                          "db is " + shape(a.db.rows, a.db.cols) + "; expected " + shape(1, N) + " (g.cols)");
+  if (Status s = rows_fit_tma(v, {{"x.cols (K)", K}, {"g.cols (N)", N}}); !s.ok()) return s;
 
   if (has_keys) {
     const LogicalKeysView shape_only{static_cast<const std::int64_t*>(a.keys.data), a.keys.rows, a.keys.cols,
@@ -349,10 +355,11 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   if (T > 0 && !a.g.data) return Status::error(StatusCode::null_pointer, "g.data is null (T = " + str(T) + ")");
   if (!a.dw.data) return Status::error(StatusCode::null_pointer, "dw.data is null");
 
+  const std::int64_t align = std::max<std::int64_t>(es, v.operand_alignment);  // TMA: 16 bytes
   const std::vector<Operand> ops = {{"dw", a.dw.data, N * K * 4, 4},
                                     {"db", a.db.data, has_db ? N * 4 : 0, 4},
-                                    {"x", a.x.data, T * K * es, es},
-                                    {"g", a.g.data, T * N * es, es},
+                                    {"x", a.x.data, T * K * es, align},
+                                    {"g", a.g.data, T * N * es, align},
                                     {"keys", has_keys ? a.keys.data : nullptr, T * a.keys.cols * 8, 8}};
   if (Status s = check_pointers(ops, device); !s.ok()) return s;
   if (Status s = check_aliasing(ops, 2); !s.ok()) return s;

@@ -55,6 +55,21 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
+// What the tile multiplies, and how its operands reach shared memory:
+//   forward:   A = X [M, K] K-major, B = W [N, K] K-major, both by TMA;
+//   dx:        A = G [M, K] K-major, B = W [K, N] N-major (dX's (M, K, N) named as the tile's (M, N, K));
+//   dw:        A = G^T, G [K, M] M-major, B = X [K, N] N-major, both by TMA with rows 0..K-1 in place
+//              (dW's (N, K, tokens) named as (M, N, K));
+//   dw_gather: dw with row r of both read from token rows[r]: the producer warpgroup copies 16-byte
+//              chunks with cp.async into the layout TMA would have written (a gather, never a copy of G or X).
+enum class Ops { forward, dx, dw, dw_gather };
+template <Ops o>
+constexpr bool kBNMajor = o != Ops::forward;
+template <Ops o>
+constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather;
+template <Ops o>
+constexpr bool kGathered = o == Ops::dw_gather;
+
 // An N-major B tile (dX's W) is kBN / 64 TMA boxes of 64 columns (128 bytes) x kBK reduction rows, one
 // after another: the wgmma descriptor's leading byte offset is the size of one box.
 constexpr int kNMajorBoxColumns = 64;
@@ -83,6 +98,12 @@ struct KernelArgs {
   float* probe_d;
   int scale_d_first;
   bool probe_half;
+  // dW only: with accumulate, every chain starts from y's current value instead of +0; for dw_gather,
+  // the operands and the device index of the reduction order (row r is token rows[r]).
+  bool accumulate;
+  const std::uint16_t* gather_g;  // [T, M]
+  const std::uint16_t* gather_x;  // [T, N]
+  const int* rows;                // [K]
 };
 
 struct Unit {
@@ -112,28 +133,29 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
 // (wgmma in a conditional block makes ptxas insert a warpgroup.arrive before it, warning C7519.)
 // A k step of 16 moves the descriptors' start addresses (16-byte units): +32 bytes inside the 128-byte
 // rows of a K-major tile, +16 rows of 128 bytes (2048 bytes) down an N-major one.
-template <int kWidth, bool kBNMajor>
+template <int kWidth, Ops kOps>
 __device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int kk,
                                            int scale_d) {
-  constexpr int kTransB = kBNMajor ? 1 : 0;
-  const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kBNMajor ? 128 * kk : 2 * kk);
+  constexpr int kTransA = kAMMajor<kOps> ? 1 : 0, kTransB = kBNMajor<kOps> ? 1 : 0;
+  const std::uint64_t a = desc_x + static_cast<std::uint64_t>(kTransA ? 128 * kk : 2 * kk);
+  const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kTransB ? 128 * kk : 2 * kk);
   if constexpr (kWidth == kBN)
-    sm90::wgmma_m64n256k16_bf16<kTransB>(d, desc_x + 2 * kk, b, scale_d);
+    sm90::wgmma_m64n256k16_bf16<kTransA, kTransB>(d, a, b, scale_d);
   else
-    sm90::wgmma_m64n128k16_bf16<kTransB>(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), desc_x + 2 * kk, b, scale_d);
+    sm90::wgmma_m64n128k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), a, b, scale_d);
 }
 
-template <int kWidth, bool kBNMajor>
+template <int kWidth, Ops kOps>
 __device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w,
                                              int steps, int first_scale_d) {
   if (steps == kBK / 16) {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk)
-      issue_step<kWidth, kBNMajor>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+      issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16 - 1; ++kk)
-      if (kk < steps) issue_step<kWidth, kBNMajor>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+      if (kk < steps) issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   }
 }
 #endif
@@ -154,7 +176,7 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
 }
 
 // Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
-template <bool kProbe, int kCluster, bool kBNMajor>
+template <bool kProbe, int kCluster, Ops kOps>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
                                         std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
                                         unsigned cluster, unsigned clusters) {
@@ -175,6 +197,25 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
           for (int v = 0; v < 4; ++v) d[4 * i + v] = cb[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2];
       }
     }
+    if constexpr (kOps == Ops::dw || kOps == Ops::dw_gather) {
+      if (a.accumulate) {  // the chains continue from dW: the fragment layout of the stores below
+        const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
+        const int width = w.half ? kHalfBN : kBN;
+#pragma unroll
+        for (int i = 0; i < kBN / 8; ++i) {
+          const int col = w.n0 + 8 * i + 2 * (lane % 4);
+          if (8 * i >= width) continue;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 8 * h;
+            if (row >= a.M) continue;
+            const size_t at = static_cast<size_t>(row) * a.N + col;
+            if (col < a.N) d[4 * i + 2 * h] = a.y[at];
+            if (col + 1 < a.N) d[4 * i + 2 * h + 1] = a.y[at + 1];
+          }
+        }
+      }
+    }
 
     // One wgmma group (one k tile) stays in flight while the next is issued: instructions on the same
     // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
@@ -183,15 +224,18 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const int s = it % kStages;
       mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kStages) & 1));
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
-      const std::uint64_t desc_x = smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
-      const std::uint64_t desc_w = kBNMajor ? smem_desc_n_major_sw128(w_tiles + s * kBN * kBK, kNMajorBoxBytes)
-                                            : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
+      // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
+      const std::uint64_t desc_x = kAMMajor<kOps>
+                                       ? smem_desc_n_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK, kNMajorBoxBytes)
+                                       : smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
+      const std::uint64_t desc_w = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + s * kBN * kBK, kNMajorBoxBytes)
+                                                   : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if (w.half)
-        issue_k_tile<kHalfBN, kBNMajor>(d, desc_x, desc_w, steps, first_scale_d);
+        issue_k_tile<kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
       else
-        issue_k_tile<kBN, kBNMajor>(d, desc_x, desc_w, steps, first_scale_d);
+        issue_k_tile<kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
       wgmma_commit_group();
       wgmma_wait_all_but_one();
       if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
@@ -254,13 +298,74 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
 }
 #endif
 
-// kBNMajor: W is dX's [reduction, N] (an N-major B, map_w in boxes of 64 columns x kBK rows; map_w_half
-// unused); else the forward's [N, reduction] (K-major, boxes of kBN / kCluster or kHalfBN / kCluster rows).
-template <bool kProbe, int kCluster, bool kBNMajor>
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// The 64-column boxes of an M- or N-major operand tile that hold columns below `extent`: boxes wholly
+// past it are not loaded (their outputs are never stored, and an output reads only its own column of
+// A or B), so the stage expects fewer bytes.
+__device__ __forceinline__ int live_boxes(int width, int first_column, int extent) {
+  return max(0, min(width, extent - first_column + kNMajorBoxColumns - 1)) / kNMajorBoxColumns;
+}
+
+// dw_gather's producer: all 128 threads of warpgroup 0. Per stage, 16-byte chunks of the 64 reduction
+// rows (tokens rows[64 kt + r], +0 past K) of the live boxes of G (A) and X (B), each written where
+// TMA's 128-byte swizzle would put it (chunk c of row r at chunk c ^ (r % 8) of that row's 128 bytes).
+// A stage is published one stage late: after issuing stage `it`, a thread waits for its copies of
+// stage it - 1, fences them for the async proxy (wgmma reads through it) and arrives on its full
+// barrier (128 arrivals). With 4 stages the consumers, waiting on stage it - 1, have released it - 3,
+// so the producers' wait for stage it - 4 never blocks them.
+__device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint16_t* x_tiles, std::uint16_t* w_tiles,
+                                                 std::uint64_t* full, std::uint64_t* empty, int k_tiles,
+                                                 unsigned cluster, unsigned clusters) {
+  using namespace sm90;
+  const int t = static_cast<int>(threadIdx.x);
+  int it = 0;
+  for (unsigned u = cluster; u < a.units; u += clusters) {
+    const Unit w = unit_at<false, 1>(a, u, 0);
+    const int a_boxes = live_boxes(kBM, w.m0, a.M);
+    const int b_boxes = live_boxes(w.half ? kHalfBN : kBN, w.n0, a.N);
+    const int chunks = (a_boxes + b_boxes) * kBK * 8;
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const int s = it % kStages;
+      if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
+      for (int i = t; i < chunks; i += 128) {
+        const int box = i / (kBK * 8), r = (i / 8) % kBK, chunk = i % 8;
+        const bool is_a = box < a_boxes;
+        const int col = (is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns) + chunk * 8;
+        const int ld = is_a ? a.M : a.N;
+        const int step = kt * kBK + r;
+        const bool live = step < a.K && col < ld;
+        const std::uint16_t* base = is_a ? a.gather_g : a.gather_x;
+        const std::uint16_t* src = live ? base + static_cast<size_t>(__ldg(a.rows + step)) * ld + col : base;
+        std::uint16_t* tile = is_a ? x_tiles + s * kBM * kBK + box * kNMajorBoxColumns * kBK
+                                   : w_tiles + s * kBN * kBK + (box - a_boxes) * kNMajorBoxColumns * kBK;
+        cp_async_16_zfill(tile + r * kNMajorBoxColumns + ((chunk ^ (r & 7)) * 8), src, live ? 16 : 0);
+      }
+      cp_async_commit_group();
+      if (it > 0) {
+        cp_async_wait_group<1>();
+        fence_proxy_async_shared();
+        mbarrier_arrive(&full[(it - 1) % kStages]);
+      }
+    }
+  }
+  if (it > 0) {
+    cp_async_wait_group<0>();
+    fence_proxy_async_shared();
+    mbarrier_arrive(&full[(it - 1) % kStages]);
+  }
+}
+#endif
+
+// map_x and map_w per kOps (see Ops): forward: X [M, K] in boxes of kBM x kBK, W [N, K] in boxes of
+// kBN / kCluster (map_w) or kHalfBN / kCluster (map_w_half) rows x kBK; dx: G as X, and W [K, N] in
+// boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes of 64 columns x kBK rows;
+// dw_gather: no maps (the operands are in a). map_w_half is used by the forward only.
+template <bool kProbe, int kCluster, Ops kOps>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
                       const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
-  static_assert(!kBNMajor || kCluster == 1, "the N-major B tile is loaded by one block, without multicast");
+  static_assert(kOps == Ops::forward || kCluster == 1, "only the forward tile runs in clusters (W multicast)");
+  static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
@@ -279,11 +384,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const unsigned cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
 
   // full[s]: the producer's arrival plus the stage's bytes (its own X tile, and the W tile, half of it
-  // multicast by the other block). empty[s]: one arrival per consumer warp of every block in the
-  // cluster, since each block's producer writes W into all of them.
+  // multicast by the other block), or, gathered, one arrival per producer thread. empty[s]: one arrival
+  // per consumer warp of every block in the cluster, since each block's producer writes W into all of them.
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);
+      mbarrier_init(&full[s], kGathered<kOps> ? 128 : 1);
       mbarrier_init(&empty[s], kCluster * kConsumers * 4);
     }
     fence_barrier_init();
@@ -297,38 +402,48 @@ __global__ void __launch_bounds__(kThreads, 1)
   // parity continue across unit boundaries and the producer runs ahead into the next unit while the
   // consumers store the current one.
   if (wg == 0) {  // producer
-    if (threadIdx.x == 0) {
+    if constexpr (kGathered<kOps>) {
+      produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
+    } else if (threadIdx.x == 0) {
       int it = 0;
       for (unsigned u = cluster; u < a.units; u += clusters) {
         const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
         const int w_rows = w.half ? kHalfBN : kBN;
         const int slice = w_rows / kCluster;  // the W rows this block loads for the whole cluster
+        const int a_boxes = kAMMajor<kOps> ? live_boxes(kBM, w.m0, a.M) : 0;
+        const int b_boxes = kBNMajor<kOps> ? live_boxes(w_rows, w.n0, a.N) : 0;
+        const int a_bytes = kAMMajor<kOps> ? a_boxes * kNMajorBoxColumns * kBK * 2 : kBM * kBK * 2;
+        const int w_bytes = kBNMajor<kOps> ? b_boxes * kNMajorBoxColumns * kBK * 2 : w_rows * kBK * 2;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-          // N-major B: boxes wholly past N are not loaded (their columns are never stored, and an output
-          // column reads only its own column of B), so the stage expects fewer bytes.
-          const int boxes = kBNMajor ? max(0, min(w_rows, a.N - w.n0 + kNMajorBoxColumns - 1)) / kNMajorBoxColumns : 0;
-          const int w_bytes = kBNMajor ? boxes * kNMajorBoxColumns * kBK * 2 : w_rows * kBK * 2;
-          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(kBM * kBK * 2 + w_bytes));
-          tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
-          const CUtensorMap* map = w.half ? &map_w_half : &map_w;
-          if constexpr (kBNMajor) {
+          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(a_bytes + w_bytes));
+          if constexpr (kAMMajor<kOps>) {
 #pragma unroll 1
-            for (int j = 0; j < boxes; ++j)
+            for (int j = 0; j < a_boxes; ++j)
+              tma_load_2d(x_tiles + s * kBM * kBK + j * kNMajorBoxColumns * kBK, &map_x, &full[s],
+                          w.m0 + j * kNMajorBoxColumns, kt * kBK);
+          } else {
+            tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
+          }
+          const CUtensorMap* map = w.half ? &map_w_half : &map_w;
+          if constexpr (kBNMajor<kOps>) {
+#pragma unroll 1
+            for (int j = 0; j < b_boxes; ++j)
               tma_load_2d(w_tiles + s * kBN * kBK + j * kNMajorBoxColumns * kBK, &map_w, &full[s],
                           w.n0 + j * kNMajorBoxColumns, kt * kBK);
-          } else if constexpr (kCluster > 1)
+          } else if constexpr (kCluster > 1) {
             tma_load_2d_multicast(w_tiles + s * kBN * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
                                   w.n0 + static_cast<int>(rank) * slice, static_cast<std::uint16_t>((1u << kCluster) - 1));
-          else
+          } else {
             tma_load_2d(w_tiles + s * kBN * kBK, map, &full[s], kt * kBK, w.n0);
+          }
         }
       }
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kBNMajor>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+    consume<kProbe, kCluster, kOps>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -384,7 +499,7 @@ cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int ro
 
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
 // several GPUs of one process), under a lock (and several workers per GPU).
-template <bool kProbe, int kCluster, bool kBNMajor>
+template <bool kProbe, int kCluster, Ops kOps>
 cudaError_t set_smem_attribute() {
   static std::mutex mutex;
   static bool done[64] = {};
@@ -393,7 +508,7 @@ cudaError_t set_smem_attribute() {
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   if (device < 64 && done[device]) return cudaSuccess;
-  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kBNMajor>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            kSmemBytes);
   if (e == cudaSuccess && device < 64) done[device] = true;
   return e;
@@ -417,7 +532,7 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
 }
 
 // How many clusters of kCluster blocks the current device holds at once (one block per SM).
-template <int kCluster, bool kBNMajor>
+template <int kCluster, Ops kOps>
 cudaError_t resident_clusters(int* clusters) {
   static std::mutex mutex;
   static int cached[64] = {};
@@ -431,15 +546,15 @@ cudaError_t resident_clusters(int* clusters) {
   }
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(kCluster, nullptr, &attribute);
-  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kBNMajor>, &config);
+  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kOps>, &config);
   if (e != cudaSuccess) return e;
   if (*clusters < 1) return cudaErrorInvalidConfiguration;
   if (device < 64) cached[device] = *clusters;
   return cudaSuccess;
 }
 
-// One GEMM through the tile: Y [M, N] (f32, or bf16 when y_bf16 is set) = X [M, K] B + bias, B the
-// K-major W [N, K] or (kBNMajor) the N-major W [K, N]; maps already made.
+// One GEMM through the tile: Y [M, N] (f32, or bf16 when y_bf16 is set) = A B (+ bias), the operands
+// as kOps says (Ops), maps already made (none for dw_gather, whose operands are in gather_*).
 struct GemmCall {
   const char* variant;  // for ORDO_TRACE_LAUNCH
   CUtensorMap map_x, map_w, map_w_half;
@@ -448,13 +563,17 @@ struct GemmCall {
   std::uint16_t* y_bf16;
   int M, N, K;
   cudaStream_t stream;
+  bool accumulate = false;
+  const std::uint16_t* gather_g = nullptr;
+  const std::uint16_t* gather_x = nullptr;
+  const int* rows = nullptr;
 };
 
-template <int kCluster, bool kBNMajor>
+template <int kCluster, Ops kOps>
 cudaError_t launch_gemm(const GemmCall& c) {
-  cudaError_t e = set_smem_attribute<false, kCluster, kBNMajor>();
+  cudaError_t e = set_smem_attribute<false, kCluster, kOps>();
   int clusters = 0;
-  if (e == cudaSuccess) e = resident_clusters<kCluster, kBNMajor>(&clusters);
+  if (e == cudaSuccess) e = resident_clusters<kCluster, kOps>(&clusters);
   if (e != cudaSuccess) return e;
   KernelArgs args{};
   args.bias = c.bias;
@@ -463,6 +582,10 @@ cudaError_t launch_gemm(const GemmCall& c) {
   args.M = c.M;
   args.N = c.N;
   args.K = c.K;
+  args.accumulate = c.accumulate;
+  args.gather_g = c.gather_g;
+  args.gather_x = c.gather_x;
+  args.rows = c.rows;
   args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
   args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kBN));
   const std::uintptr_t y_address = c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16)
@@ -487,7 +610,7 @@ cudaError_t launch_gemm(const GemmCall& c) {
                  split ? "last wave in halves" : "no split");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
-  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kBNMajor>, c.map_x, c.map_w, c.map_w_half, args);
+  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
 }
@@ -500,7 +623,7 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (e == cudaSuccess) e = make_map(&c.map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
   if (e == cudaSuccess) e = make_map(&c.map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
   if (e != cudaSuccess) return e;
-  return launch_gemm<kCluster, false>(c);
+  return launch_gemm<kCluster, Ops::forward>(c);
 }
 
 }  // namespace
@@ -523,7 +646,37 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
   if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.w_bf16, p.N, p.K);
   if (e != cudaSuccess) return e;
   c.map_w_half = c.map_w;
-  return launch_gemm<1, true>(c);
+  return launch_gemm<1, Ops::dx>(c);
+}
+
+// dW [N, K] = G^T X over the R active tokens: the tile's (M, N, K) are (N, K, R); G [T, N] is the
+// M-major A and X [T, K] the N-major B, read in place by TMA (rows 0..R-1, R = T) or, with p.rows,
+// gathered token by token. Then db by the BF16 baseline's db kernel (the same chain of single additions).
+cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
+  // No active token with accumulate: every chain is its start value, dW and db as they are. Without
+  // accumulate, chains of no step: +0 everywhere (all-zero bits), and db's kernel writes its +0 too.
+  if (p.R == 0 && p.accumulate) return cudaSuccess;
+  cudaError_t e = cudaSuccess;
+  if (p.R == 0) {
+    e = cudaMemsetAsync(p.dw, 0, static_cast<size_t>(p.N) * static_cast<size_t>(p.K) * sizeof(float), p.stream);
+  } else {
+    GemmCall c{"sm90.bwd.dw.bf16.wgmma.128x256x64", {}, {}, {}, nullptr, p.dw, nullptr, p.N, p.K, p.R, p.stream};
+    c.accumulate = p.accumulate;
+    if (p.rows != nullptr) {
+      c.gather_g = p.g_bf16;
+      c.gather_x = p.x_bf16;
+      c.rows = p.rows;
+      e = launch_gemm<1, Ops::dw_gather>(c);
+    } else {
+      e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
+      if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
+      c.map_w_half = c.map_w;
+      if (e == cudaSuccess) e = launch_gemm<1, Ops::dw>(c);
+    }
+  }
+  if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  return e;
 }
 
 }  // namespace detail
@@ -546,11 +699,11 @@ Status cuda_status(cudaError_t e, const char* what) {
 
 namespace {
 
-template <bool kBNMajor>
+template <detail::Ops kOps>
 cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_b_half,
                          const detail::KernelArgs& args, int tiles) {
-  if (cudaError_t e = detail::set_smem_attribute<true, 1, kBNMajor>()) return e;
-  detail::wgmma_gemm_kernel<true, 1, kBNMajor>
+  if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps>()) return e;
+  detail::wgmma_gemm_kernel<true, 1, kOps>
       <<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(map_a, map_b, map_b_half, args);
   return cudaGetLastError();
 }
@@ -563,6 +716,10 @@ const char* wgmma_form_name(WgmmaForm form) {
     case WgmmaForm::n128_b_k_major: return "wgmma.mma_async.m64n128k16.bf16, B K-major";
     case WgmmaForm::n256_b_n_major: return "wgmma.mma_async.m64n256k16.bf16, B N-major (imm-trans-b)";
     case WgmmaForm::n128_b_n_major: return "wgmma.mma_async.m64n128k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n256_a_m_major_b_n_major:
+      return "wgmma.mma_async.m64n256k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
+    case WgmmaForm::n128_a_m_major_b_n_major:
+      return "wgmma.mma_async.m64n128k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
   }
   return "?";
 }
@@ -570,8 +727,10 @@ const char* wgmma_form_name(WgmmaForm form) {
 Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& bt,
                             const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled,
                             WgmmaForm form) {
-  const bool n_major = form == WgmmaForm::n256_b_n_major || form == WgmmaForm::n128_b_n_major;
-  const bool half = form == WgmmaForm::n128_b_k_major || form == WgmmaForm::n128_b_n_major;
+  const bool m_major = form == WgmmaForm::n256_a_m_major_b_n_major || form == WgmmaForm::n128_a_m_major_b_n_major;
+  const bool n_major = m_major || form == WgmmaForm::n256_b_n_major || form == WgmmaForm::n128_b_n_major;
+  const bool half = form == WgmmaForm::n128_b_k_major || form == WgmmaForm::n128_b_n_major ||
+                    form == WgmmaForm::n128_a_m_major_b_n_major;
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -595,19 +754,23 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
     return cuda_status(e, "cudaMalloc");
   const int rows = tiles * 16;
   // An N-major B is B itself, [16 k][rows n] row-major: B^T's rows become columns.
-  std::vector<std::uint16_t> b_n_major;
-  if (n_major) {
-    b_n_major.resize(n);
+  // An M-major A likewise: A^T, [16 k][rows m].
+  auto transposed = [rows, n](const std::vector<std::uint16_t>& v) {
+    std::vector<std::uint16_t> t(n);
     for (int j = 0; j < rows; ++j)
-      for (int k = 0; k < 16; ++k) b_n_major[static_cast<size_t>(k) * rows + j] = bt[static_cast<size_t>(j) * 16 + k];
-  }
-  if ((e = cudaMemcpy(da.p, a.data(), n * 2, cudaMemcpyHostToDevice)) ||
+      for (int k = 0; k < 16; ++k) t[static_cast<size_t>(k) * rows + j] = v[static_cast<size_t>(j) * 16 + k];
+    return t;
+  };
+  const std::vector<std::uint16_t> b_n_major = n_major ? transposed(bt) : std::vector<std::uint16_t>();
+  const std::vector<std::uint16_t> a_m_major = m_major ? transposed(a) : std::vector<std::uint16_t>();
+  if ((e = cudaMemcpy(da.p, m_major ? a_m_major.data() : a.data(), n * 2, cudaMemcpyHostToDevice)) ||
       (e = cudaMemcpy(db.p, n_major ? b_n_major.data() : bt.data(), n * 2, cudaMemcpyHostToDevice)) ||
       (e = cudaMemcpy(dc.p, c.data(), n * 4, cudaMemcpyHostToDevice)) || (e = cudaMemset(dd.p, 0xA5, n * 4)))
     return cuda_status(e, "cudaMemcpy");
   CUtensorMap map_a, map_b, map_b_half;
   const auto* b = static_cast<const std::uint16_t*>(db.p);
-  if ((e = detail::make_map(&map_a, static_cast<const std::uint16_t*>(da.p), rows, 16, detail::kBM)) ||
+  const auto* a_dev = static_cast<const std::uint16_t*>(da.p);
+  if ((e = m_major ? detail::make_n_major_map(&map_a, a_dev, 16, rows) : detail::make_map(&map_a, a_dev, rows, 16, detail::kBM)) ||
       (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows) : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
                    : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)))
@@ -622,8 +785,9 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
   args.probe_half = half;
-  e = n_major ? launch_probe<true>(map_a, map_b, map_b_half, args, tiles)
-              : launch_probe<false>(map_a, map_b, map_b_half, args, tiles);
+  e = m_major   ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, args, tiles)
+      : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, args, tiles)
+                : launch_probe<detail::Ops::forward>(map_a, map_b, map_b_half, args, tiles);
   if (e || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");
   d.resize(n);
   if ((e = cudaMemcpy(d.data(), dd.p, n * 4, cudaMemcpyDeviceToHost))) return cuda_status(e, "cudaMemcpy");

@@ -256,6 +256,20 @@ cudaError_t launch_bwd_dx_bf16_wmma_32x32x16(const BackwardDataLaunch& p) {
   return e;
 }
 
+cudaError_t launch_bwd_db_bf16(const BackwardWeightLaunch& p) {
+  Bf16BiasGrad b;
+  b.g = p.g_bf16;
+  b.rows = p.rows;
+  b.db = p.db;
+  b.N = p.N;
+  b.R = p.R;
+  b.accumulate = p.accumulate;
+  void* args[] = {&b};
+  const void* fn = p.rows != nullptr ? reinterpret_cast<const void*>(&bwd_db_bf16_kernel<true>)
+                                     : reinterpret_cast<const void*>(&bwd_db_bf16_kernel<false>);
+  return cudaLaunchKernel(fn, dim3(static_cast<unsigned>(ceil_div(p.N, kDbCols))), dim3(kDbThreads), args, 0, p.stream);
+}
+
 cudaError_t launch_bwd_dw_bf16_wmma_32x32x16(const BackwardWeightLaunch& p) {
   // No active token with accumulate: every chain is its start value, dW and db as they are.
   if (p.R == 0 && p.accumulate) return cudaSuccess;
@@ -273,19 +287,7 @@ cudaError_t launch_bwd_dw_bf16_wmma_32x32x16(const BackwardWeightLaunch& p) {
   const bool gather = p.rows != nullptr;
   cudaError_t e = gather ? launch_tile<ALayout::output_contiguous, true>(t, p.stream)
                          : launch_tile<ALayout::output_contiguous, false>(t, p.stream);
-  if (e == cudaSuccess && p.db != nullptr) {
-    Bf16BiasGrad b;
-    b.g = p.g_bf16;
-    b.rows = p.rows;
-    b.db = p.db;
-    b.N = p.N;
-    b.R = p.R;
-    b.accumulate = p.accumulate;
-    void* args[] = {&b};
-    const void* fn = gather ? reinterpret_cast<const void*>(&bwd_db_bf16_kernel<true>)
-                            : reinterpret_cast<const void*>(&bwd_db_bf16_kernel<false>);
-    e = cudaLaunchKernel(fn, dim3(static_cast<unsigned>(ceil_div(p.N, kDbCols))), dim3(kDbThreads), args, 0, p.stream);
-  }
+  if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);
   if (e != cudaSuccess) (void)cudaGetLastError();
   return e;
 }

@@ -18,8 +18,16 @@ Status run_bf16_mma_tiles(const std::vector<std::uint16_t>& a, const std::vector
 
 // The instruction forms of the sm_90a wgmma tile (kernels/bf16_wgmma_128x256x64.cu): the N of
 // wgmma.mma_async.m64nNk16 and B's layout. The forward uses both N with a K-major B (the n128 form for
-// the halves of a last wave), dX both N with an N-major B (imm-trans-b).
-enum class WgmmaForm { n256_b_k_major, n128_b_k_major, n256_b_n_major, n128_b_n_major };
+// the halves of a last wave), dX both N with an N-major B (imm-trans-b), dW both N with an M-major A
+// and an N-major B (imm-trans-a, imm-trans-b).
+enum class WgmmaForm {
+  n256_b_k_major,
+  n128_b_k_major,
+  n256_b_n_major,
+  n128_b_n_major,
+  n256_a_m_major_b_n_major,
+  n128_a_m_major_b_n_major
+};
 const char* wgmma_form_name(WgmmaForm form);
 
 // The same tiles through the sm_90a wgmma tile in probe mode, in one instruction form: block b runs the

@@ -151,9 +151,9 @@ rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
 }
 
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions o) {
-  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple);
+  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
-      [limits, o, km, nm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+      [limits, o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
                       int out_choice) {
         // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
         while (M * N * K > limits.max_volume) {
@@ -161,7 +161,7 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
           largest = (largest + 1) / 2;
         }
         ForwardCase c;
-        c.M = M;
+        c.M = (M + mm - 1) / mm * mm;
         c.N = (N + nm - 1) / nm * nm;
         c.K = (K + km - 1) / km * km;
         c.family = f;
@@ -177,12 +177,12 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
 }
 
 rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
-  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple);
+  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
-      [o, km, nm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+      [o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
               int out_choice) {
         ForwardCase c;
-        c.M = M;
+        c.M = (M + mm - 1) / mm * mm;
         c.N = (N + nm - 1) / nm * nm;
         c.K = (K + km - 1) / km * km;
         c.family = f;

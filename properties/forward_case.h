@@ -37,13 +37,15 @@ struct ForwardCase {
 
 // Sizes at and around the kernels' tile edges (1, 16, 32, 64, 128, ...) are drawn with high weight.
 rc::Gen<std::int64_t> gen_dimension(std::int64_t max);
-// What a variant needs of its cases: bf16 operands, K a multiple of k_multiple and N of n_multiple
-// (rounded up, so shrinking keeps it; a TMA-fed dX variant needs both, since its G and W rows have
-// the case's K and N elements), and, with bf16_output_sometimes, half the cases with a bf16 Y.
+// What a variant needs of its cases: bf16 operands, K a multiple of k_multiple, N of n_multiple and M
+// of m_multiple (rounded up, so shrinking keeps it: a TMA-fed backward variant needs its operand rows
+// to be whole 16-byte units, the case's K and N for dX's G and W, its M and N for dW's G and X), and,
+// with bf16_output_sometimes, half the cases with a bf16 Y.
 struct CaseOptions {
   bool bf16_operands = false;
   int k_multiple = 1;
   int n_multiple = 1;
+  int m_multiple = 1;
   bool bf16_output_sometimes = false;
 };
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions options);

@@ -47,6 +47,15 @@ CaseOptions case_options(const SubjectTraits& t) {
           .bf16_output_sometimes = t.allows_output(DType::bf16)};
 }
 
+CaseOptions backward_case_options(const SubjectTraits& t) {
+  // A TMA-fed subject's k_multiple applies to every operand row: dX's G and W rows have the case's K
+  // (reduced) and N elements, dW's G and X rows its M and N (the case's K is dW's token count).
+  const int m = std::max(1, t.k_multiple);
+  const bool data = t.contract.kind == ContractKind::backward_data;
+  return {.bf16_operands = t.operand_dtype == DType::bf16, .k_multiple = data ? m : 1, .n_multiple = m,
+          .m_multiple = data ? 1 : m};
+}
+
 void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const SuiteOptions& o) {
   ForwardSubject* subject = s.forward_subjects.emplace_back(std::move(owned)).get();
   const SubjectTraits& t = subject->traits();
@@ -110,25 +119,20 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
   const SubjectTraits& t = subject->traits();
   BackwardSubject* emulator = s.backward_subjects.emplace_back(make_backward_emulator_subject(t.contract)).get();
   const auto all = all_families();
-  const bool bf16 = t.operand_dtype == DType::bf16;
   const bool l2 = o.level >= 2;
   const ShapeLimits limits =
       t.device_buffers ? ShapeLimits{.max_m = 1024, .max_n = 1024, .max_k = 4096, .max_volume = std::int64_t{1} << (l2 ? 24 : 22)}
                        : ShapeLimits{.max_m = 256, .max_n = 256, .max_k = 1024, .max_volume = std::int64_t{1} << 18};
   const bool data = t.contract.kind == ContractKind::backward_data;
-  // A TMA-fed subject's k_multiple applies to every operand row: for dX, G's (the case's K, reduced)
-  // and W's (the case's N); dW subjects declare none.
-  const int rows_multiple = std::max(1, t.k_multiple);
-  const auto gen = gen_forward_case(limits, all, CaseOptions{.bf16_operands = bf16, .k_multiple = rows_multiple,
-                                                             .n_multiple = rows_multiple});
+  const CaseOptions options = backward_case_options(t);
+  const auto gen = gen_forward_case(limits, all, options);
   if (t.is_mutant && !o.mutants_get_full_suite) {
     const ShapeLimits small{.max_m = 64, .max_n = 64, .max_k = 512, .max_volume = 1 << 18};
     s.properties.push_back(spec_for(
         t, "selftest.mutant_caught",
         std::string("a deliberately broken subject is caught by ") +
             (data ? "backward.dx_kernel_equals_emulator" : "backward.dw_kernel_equals_emulator"),
-        PropertyKind::bitwise, 500,
-        gen_forward_case(small, all, CaseOptions{.bf16_operands = bf16, .k_multiple = rows_multiple, .n_multiple = rows_multiple}),
+        PropertyKind::bitwise, 500, gen_forward_case(small, all, options),
         [subject, emulator, data](const ForwardCase& c) {
           return data ? check_dx_equal(*subject, *emulator, c) : check_dw_equal(*subject, *emulator, c);
         },

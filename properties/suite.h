@@ -55,5 +55,7 @@ ShapeLimits host_shape_limits();
 ShapeLimits gpu_shape_limits(int level);
 // What a subject's cases need: operand dtype, K multiple, a BF16 Y in half the cases where allowed.
 CaseOptions case_options(const SubjectTraits& traits);
+// ... and a backward subject's (the forward case's dimensions as dX or dW reads them).
+CaseOptions backward_case_options(const SubjectTraits& traits);
 
 }  // namespace ordo::properties

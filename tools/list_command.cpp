@@ -46,7 +46,7 @@ void print_variants(bool mutants) {
   std::cout << "\nBackward kernel variants (dX)\n";
   for (const KernelVariant& v : kernels::backward_data_variants()) print(v, "N and K");
   std::cout << "\nBackward kernel variants (dW, db)\n";
-  for (const KernelVariant& v : kernels::backward_weight_variants()) print(v);
+  for (const KernelVariant& v : kernels::backward_weight_variants()) print(v, "N and K");
 }
 
 void print_properties() {

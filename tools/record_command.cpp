@@ -10,6 +10,7 @@
 #include "properties/backward_case.h"
 #include "properties/corpus_entry.h"
 #include "properties/forward_case.h"
+#include "properties/suite.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
 
@@ -49,10 +50,8 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
       const bool is_data = list == &kernels::backward_data_variants();
       auto kernel = make_backward_cuda_subject(v.id);
       properties::CorpusEntry f = golden_entry(v, gpu);
-      // A TMA-fed variant's k_multiple holds for every operand row (dX: both of the case's N and K).
-      const auto gen = properties::gen_forward_case(
-          limits, properties::all_families(),
-          {.bf16_operands = v.operand_dtype == DType::bf16, .k_multiple = v.k_multiple, .n_multiple = v.k_multiple});
+      const auto gen =
+          properties::gen_forward_case(limits, properties::all_families(), properties::backward_case_options(kernel->traits()));
       rc::Random root(o.seed);
       for (int i = 0; i < o.cases; ++i) {
         const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();

@@ -1,8 +1,9 @@
 #pragma once
-// The wgmma.mma_async instructions used by the sm_90a kernels, one wrapper per N. A is a K-major tile
-// in shared memory (smem_desc_k_major_sw128, kernels/sm90/async_ops.cuh); B is K-major (kTransB = 0,
-// the forward's W [N, K]) or N-major (kTransB = 1, imm-trans-b: dX's W [N, K] read with its K as the
-// output columns, smem_desc_n_major_sw128). imm-scale-a/b = 1 (no negation). The transposition only
+// The wgmma.mma_async instructions used by the sm_90a kernels, one wrapper per N. A is K-major
+// (kTransA = 0: the forward's X, dX's G; smem_desc_k_major_sw128, kernels/sm90/async_ops.cuh) or M-major
+// (kTransA = 1, imm-trans-a: dW's G^T, G [T, N] read as it lies); B is K-major (kTransB = 0, the
+// forward's W [N, K]) or N-major (kTransB = 1, imm-trans-b: dX's W [N, K] and dW's X [T, K] read with
+// their rows as reduction steps; smem_desc_n_major_sw128). imm-scale-a/b = 1 (no negation). The transposition only
 // changes where the instruction reads its operands, not its arithmetic (the probe checks both forms).
 // scale_d = 0 makes the instruction ignore D's incoming value (the accumulator is disabled); scale_d = 1
 // makes D the C operand.
@@ -17,7 +18,7 @@ namespace ordo::kernels::detail::sm90 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 // D (64 x 128, FP32, 64 registers per thread) = A (64 x 16, smem) * B (16 x 128, smem) + (scale_d ? D : 0).
-template <int kTransB>
+template <int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_m64n128k16_bf16(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
                                                       int scale_d) {
   asm volatile(
@@ -26,7 +27,7 @@ __device__ __forceinline__ void wgmma_m64n128k16_bf16(float (&d)[64], std::uint6
       "setp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p, 1, 1, 0, %67;\n"
+      "%64, %65, p, 1, 1, %67, %68;\n"
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -36,11 +37,11 @@ __device__ __forceinline__ void wgmma_m64n128k16_bf16(float (&d)[64], std::uint6
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
 }
 
 // D (64 x 256, FP32, 128 registers per thread) = A (64 x 16, smem) * B (16 x 256, smem) + (scale_d ? D : 0).
-template <int kTransB>
+template <int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
                                                       int scale_d) {
   asm volatile(
@@ -49,7 +50,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], std::uint
       "setp.ne.b32 p, %130, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-      "%128, %129, p, 1, 1, 0, %131;\n"
+      "%128, %129, p, 1, 1, %131, %132;\n"
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -67,7 +68,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], std::uint
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
 }
 #endif
 

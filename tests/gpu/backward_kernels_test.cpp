@@ -53,6 +53,9 @@ struct Flavour {
   bool bf16;
   int min_sm, max_sm;  // the SM range the variants claim (max_sm 0: any newer)
   std::vector<std::int64_t> edges;
+  // TMA-fed variants: every operand row a whole number of 16-byte units (N, K multiples of 8); the
+  // generated shapes are rounded up to it.
+  int row_multiple = 1;
 };
 
 const std::vector<Flavour>& flavours() {
@@ -84,6 +87,16 @@ const std::vector<Flavour>& flavours() {
        80,
        89,
        {1, 15, 16, 17, 32, 33, 129}},
+      {"bf16_sm90_wgmma",
+       "sm90.bwd.dx.bf16.wgmma.128x256x64",
+       "sm90.bwd.dw.bf16.wgmma.128x256x64",
+       &contract_bwd_dx_bf16_tc_fdpa_sm90,
+       &contract_bwd_dw_bf16_tc_fdpa_sm90,
+       true,
+       90,
+       90,
+       {8, 16, 24, 64, 72, 136, 264},  // 64-wide boxes and k tiles, 128 x 256 tiles, 16-wide steps
+       8},
   };
   return list;
 }
@@ -93,8 +106,25 @@ const std::vector<Flavour>& flavours() {
 // every operand value is rounded to bfloat16.
 constexpr properties::ShapeLimits kLimits{
     .max_m = 300, .max_n = 300, .max_k = 1100, .max_volume = std::int64_t{1} << 22};
-rc::Gen<ForwardCase> gen_case(bool bf16) {
-  return rc::gen::resize(100, properties::gen_forward_case(kLimits, properties::all_families(), bf16));
+rc::Gen<ForwardCase> gen_case(const Flavour& f) {
+  const int m = f.row_multiple;
+  return rc::gen::resize(100, properties::gen_forward_case(kLimits, properties::all_families(),
+                                                           {.bf16_operands = f.bf16, .k_multiple = m, .n_multiple = m,
+                                                            .m_multiple = m}));
+}
+
+// p with zero columns appended to G and X up to multiples of m (the original outputs unchanged).
+BackwardWeightProblem widened(const BackwardWeightProblem& p, std::int64_t m) {
+  BackwardWeightProblem q = p;
+  q.N = (p.N + m - 1) / m * m;
+  q.K = (p.K + m - 1) / m * m;
+  q.g.assign(static_cast<std::size_t>(p.T * q.N), 0.0f);
+  q.x.assign(static_cast<std::size_t>(p.T * q.K), 0.0f);
+  for (std::int64_t t = 0; t < p.T; ++t) {
+    std::copy(p.g_row(t), p.g_row(t) + p.N, q.g.begin() + t * q.N);
+    std::copy(p.x_row(t), p.x_row(t) + p.K, q.x.begin() + t * q.K);
+  }
+  return q;
 }
 
 
@@ -187,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(, BackwardKernels, ::testing::Range<std::size_t>(0, fla
 TEST_P(BackwardKernels, DataEqualsEmulatorBitwise) {
   const Flavour& f = flavour();
   EXPECT_TRUE(rc::check(std::string("dX kernel == emulator, bit for bit (") + f.dx + ")", [&f] {
-    const ForwardCase c = *gen_case(f.bf16);
+    const ForwardCase c = *gen_case(f);
     RC_TAG(std::string(properties::family_name(c.family)));
     const BackwardDataProblem p = data_problem(c);
     const std::string d = first_difference(gpu_dx(f.dx, p), emulate_dx(f, p), "dX (kernel vs emulator)");
@@ -201,7 +231,7 @@ TEST_P(BackwardKernels, WeightEqualsEmulatorBitwise) {
   const Flavour& f = flavour();
   EXPECT_TRUE(
       rc::check(std::string("dW, db kernel == emulator, bit for bit, keys in any order, padding (") + f.dw + ")", [&f] {
-        const ForwardCase c = *gen_case(f.bf16);
+        const ForwardCase c = *gen_case(f);
         const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{0, 2, 3});
         const BackwardWeightProblem p =
             keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
@@ -243,7 +273,7 @@ TEST_P(BackwardKernels, InPlaceEqualsGathered) {
   const Flavour& f = flavour();
   EXPECT_TRUE(rc::check(
       std::string("keys already canonical (in place) == the same rows permuted (gathered) (") + f.dw + ")", [&f] {
-        const ForwardCase c = *gen_case(f.bf16);
+        const ForwardCase c = *gen_case(f);
         const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
         const BackwardWeightProblem canonical = weight_problem(c, width, /*ascending_keys=*/true);
         Rng rng(c.seed ^ 0x67617468ull);
@@ -266,7 +296,7 @@ TEST_P(BackwardKernels, JointPermutationAndPaddingInvariant) {
   const Flavour& f = flavour();
   EXPECT_TRUE(rc::check(
       std::string("dW, db unchanged by a joint permutation of (x, g, keys) and by padding rows (") + f.dw + ")", [&f] {
-        const ForwardCase c = *gen_case(f.bf16);
+        const ForwardCase c = *gen_case(f);
         const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{2, 3});
         const BackwardWeightProblem base = weight_problem(c, width);
         const BackwardWeightProblem padded =
@@ -287,7 +317,7 @@ TEST_P(BackwardKernels, MicrobatchesAccumulatedInKeyOrderEqualOneCall) {
   // (kernels/backward_api.h); the last holds any number.
   const Flavour& f = flavour();
   EXPECT_TRUE(rc::check(std::string("microbatches in key order with accumulate == one call (") + f.dw + ")", [&f] {
-    const ForwardCase c = *gen_case(f.bf16);
+    const ForwardCase c = *gen_case(f);
     const std::int64_t width = *rc::gen::elementOf(std::vector<std::int64_t>{0, 2, 3});
     const BackwardWeightProblem p =
         keyed_problem(c, width, *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(0, 6)));
@@ -361,11 +391,13 @@ TEST_P(BackwardKernels, ReviewersRepro) {
   if (!f.bf16) return;
   // Three tokens sum exactly in one tensor-core instruction whatever their order; 17 tokens in two
   // 16-token groups do not (tests/host/backward_test_support.h): the kernel must follow the keys.
-  const BackwardWeightResult keyed = gpu_dw(f.dw, bf16_order_repro(false, true));
-  const BackwardWeightResult reversed = gpu_dw(f.dw, bf16_order_repro(true, true));
+  // (A TMA-fed variant gets it with zero columns up to its row multiple.)
+  auto repro = [&f](bool reversed, bool with_keys) { return widened(bf16_order_repro(reversed, with_keys), f.row_multiple); };
+  const BackwardWeightResult keyed = gpu_dw(f.dw, repro(false, true));
+  const BackwardWeightResult reversed = gpu_dw(f.dw, repro(true, true));
   EXPECT_EQ(first_difference(keyed, reversed), "");
-  EXPECT_EQ(first_difference(keyed, emulate_dw(f, bf16_order_repro(false, true))), "");
-  EXPECT_NE(first_difference(keyed, emulate_dw(f, bf16_order_repro(true, false))), "") << "the data does not expose the order";
+  EXPECT_EQ(first_difference(keyed, emulate_dw(f, repro(false, true))), "");
+  EXPECT_NE(first_difference(keyed, emulate_dw(f, repro(true, false))), "") << "the data does not expose the order";
 }
 
 // ---- fail closed ----------------------------------------------------------------------------------
@@ -519,10 +551,20 @@ std::string is_other(const char* operand, const Flavour& f) {
          std::string(dtype_name(operand_dtype(f.bf16))) + ")";
 }
 
+// The scenarios' fixed shapes (kM x kN x kK) are not whole 16-byte rows: a TMA-fed flavour refuses even
+// the valid call (unsupported_shape), so its requirements have their own test.
+std::string scenario_shapes_refused(const Flavour& f) {
+  if (f.row_multiple == 1) return "";
+  return std::string(f.name) + ": the scenarios' shapes are not multiples of " + std::to_string(f.row_multiple) +
+         "; its variants' own checks are WgmmaDx.TmaRequirementsFailClosed and WgmmaDw.TmaRequirementsFailClosed, "
+         "and the other checks are the same validation code";
+}
+
 TEST_P(BackwardKernels, DataFailsClosed) {
   using A = kernels::BackwardDataArgs;
   using B = const FailClosedBuffers&;
   const Flavour& f = flavour();
+  if (const std::string why = scenario_shapes_refused(f); !why.empty()) GTEST_SKIP() << why;
   const FailClosedBuffers buf(f.bf16);
   const std::int64_t es = buf.es;
   const DType other = other_operand_dtype(f);
@@ -577,6 +619,7 @@ TEST_P(BackwardKernels, WeightFailsClosed) {
   using A = kernels::BackwardWeightArgs;
   using B = const FailClosedBuffers&;
   const Flavour& f = flavour();
+  if (const std::string why = scenario_shapes_refused(f); !why.empty()) GTEST_SKIP() << why;
   const FailClosedBuffers buf(f.bf16);
   const std::int64_t es = buf.es;
   const DType other = other_operand_dtype(f);

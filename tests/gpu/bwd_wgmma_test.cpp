@@ -1,7 +1,11 @@
-// The Hopper dX variant sm90.bwd.dx.bf16.wgmma.128x256x64 (kernels/bf16_wgmma_128x256x64.cu, W read as
-// an N-major B) on the GPU: bit for bit against the emulator of bwd.dx.bf16.tc-fdpa-sm90/1 on random
-// cases, on the edges of its 128x256 tile, 64-wide k tiles and 16-wide steps, on grids whose last wave
-// runs in 128-column halves; a row's bits whatever the batch; and its TMA requirements failing closed.
+// The Hopper backward variants on the wgmma tile (kernels/bf16_wgmma_128x256x64.cu) on the GPU, beyond
+// the properties every backward flavour has in backward_kernels_test.cpp (flavour bf16_sm90_wgmma):
+//   sm90.bwd.dx.bf16.wgmma.128x256x64 (W an N-major B): bit for bit against the emulator of
+//     bwd.dx.bf16.tc-fdpa-sm90/1 on random cases, on the edges of its 128x256 tile, 64-wide k tiles and
+//     16-wide steps, on grids whose last wave runs in 128-column halves; a row's bits whatever the batch;
+//   sm90.bwd.dw.bf16.wgmma.128x256x64 (G an M-major A, X an N-major B, in place or gathered): grids with
+//     and without halves, in place and gathered; no active token;
+//   both: their TMA requirements failing closed.
 // Skipped with the reason without a GPU or on a GPU other than sm_90.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -25,15 +29,31 @@ namespace ordo::testing {
 namespace {
 
 constexpr const char* kVariant = "sm90.bwd.dx.bf16.wgmma.128x256x64";
+constexpr const char* kDwVariant = "sm90.bwd.dw.bf16.wgmma.128x256x64";
 
-class WgmmaDx : public GpuTest {
+// Skips unless variant `id` runs on this GPU.
+class WgmmaVariantTest : public GpuTest {
+ protected:
+  void require(const char* id) {
+    const KernelVariant* v = kernels::find_backward_variant(id);
+    ASSERT_NE(v, nullptr) << id << " is not registered";
+    if (const std::string why = outside_sm_range(*v); !why.empty()) GTEST_SKIP() << why << ": not run on this GPU";
+  }
+};
+
+class WgmmaDx : public WgmmaVariantTest {
  protected:
   void SetUp() override {
     GpuTest::SetUp();
-    if (IsSkipped()) return;
-    const KernelVariant* v = kernels::find_backward_variant(kVariant);
-    ASSERT_NE(v, nullptr) << kVariant << " is not registered";
-    if (const std::string why = outside_sm_range(*v); !why.empty()) GTEST_SKIP() << why << ": not run on this GPU";
+    if (!IsSkipped()) require(kVariant);
+  }
+};
+
+class WgmmaDw : public WgmmaVariantTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (!IsSkipped()) require(kDwVariant);
   }
 };
 
@@ -190,6 +210,139 @@ TEST_F(WgmmaDx, TmaRequirementsFailClosed) {
         ADD_FAILURE() << s.what << ": dX was written";
         break;
       }
+  }
+}
+
+// dW and db of p through the dW variant, from +0 or (accumulate) from `out`'s contents; *in_place
+// says whether the call read its rows in place.
+Status run_dw(const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumulate, bool* in_place = nullptr) {
+  const DeviceArray x = upload_operand(p.x, true), g = upload_operand(p.g, true);
+  const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
+  kernels::BackwardWeightArgs a;
+  a.x = {x.get(), DType::bf16, p.T, p.K};
+  a.g = {g.get(), DType::bf16, p.T, p.N};
+  if (p.keys) a.keys = {keys.get(), DType::i64, p.T, p.keys->width};
+  a.dw = out.dw_ref();
+  a.db = out.db_ref();
+  a.accumulate = accumulate;
+  kernels::BackwardWeightPlan plan;
+  if (Status s = kernels::plan_backward_weight(kDwVariant, a, &plan); !s.ok()) return s;
+  if (in_place) *in_place = plan.in_place;
+  const Status s = kernels::backward_weight(kDwVariant, a);
+  check_cuda(cudaDeviceSynchronize(), "dW kernels");
+  return s;
+}
+
+BackwardWeightResult emulate_dw(const BackwardWeightProblem& p) {
+  return emulate_ok(p, contract_bwd_dw_bf16_tc_fdpa_sm90());
+}
+
+// dW [N, K] over T tokens with db: grids of 8 x 21 = 168 tiles (a last wave of 36 in halves), 8 x 16 =
+// 128 (one wave), 42 x 21 = 882; each in place (no keys) and gathered (keys in random order, padding).
+TEST_F(WgmmaDw, GridsWithAndWithoutHalvesEqualEmulator) {
+  std::uint64_t seed = 0x64776772;
+  for (const auto& [N, K] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1024, 5376}, {1024, 4096}, {5376, 5376}})
+    for (const std::int64_t width : {0, 2}) {
+      ForwardCase c;
+      c.M = N;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
+      c.N = K;
+      c.K = 72;
+      c.family = properties::ValueFamily::uniform;
+      c.has_bias = true;
+      c.seed = ++seed;
+      c.bf16_operands = true;
+      BackwardWeightProblem p = properties::weight_problem(c, width);
+      if (width > 0) p = properties::with_padding(p, 3, seed);
+      DeviceWeightGrad out(p.N, p.K, true);
+      bool in_place = false;
+      ASSERT_TRUE(run_dw(p, out, false, &in_place).ok()) << describe(p, c);
+      EXPECT_EQ(in_place, width == 0) << describe(p, c);
+      EXPECT_EQ(first_difference(out.read(), emulate_dw(p)), "") << describe(p, c);
+    }
+}
+
+// No active token: chains of no step. From +0 they give +0 (dW and db); continued, they leave dW and db
+// as they were. Both with T = 0 and with only padding rows.
+TEST_F(WgmmaDw, NoActiveTokenGivesTheStartValues) {
+  constexpr std::int64_t N = 136, K = 264;
+  for (const bool only_padding : {false, true}) {
+    BackwardWeightProblem p;
+    p.N = N;
+    p.K = K;
+    p.with_bias_grad = true;
+    p.bf16_operands = true;
+    if (only_padding) {
+      p.T = 3;
+      p.x.assign(static_cast<std::size_t>(p.T * K), 1.0f);
+      p.g.assign(static_cast<std::size_t>(p.T * N), 0.0f);
+      p.keys = LogicalKeys{2, {-1, 0, -2, 0, -3, 0}};
+    }
+    DeviceWeightGrad out(N, K, true);  // poisoned
+    ASSERT_TRUE(run_dw(p, out, false).ok());
+    const BackwardWeightResult zero = out.read();
+    for (const float v : zero.dw) ASSERT_EQ(bits_of(v), 0u) << "dW not +0";
+    for (const float v : *zero.db) ASSERT_EQ(bits_of(v), 0u) << "db not +0";
+    // Continue from a known state: unchanged.
+    std::vector<float> start(static_cast<std::size_t>(N * K));
+    for (std::size_t i = 0; i < start.size(); ++i) start[i] = static_cast<float>(i % 97) - 48.5f;
+    check_cuda(cudaMemcpy(out.dw.get(), start.data(), start.size() * 4, cudaMemcpyHostToDevice), "dW start");
+    ASSERT_TRUE(run_dw(p, out, true).ok());
+    EXPECT_EQ(first_difference(out.read().dw, start, "dW"), "") << (only_padding ? "only padding" : "T = 0");
+  }
+}
+
+TEST_F(WgmmaDw, TmaRequirementsFailClosed) {
+  constexpr std::int64_t T = 20, N = 40, K = 72;
+  DeviceArray x(static_cast<std::size_t>(T * K + 64) * 2), g(static_cast<std::size_t>(T * N + 64) * 2);
+  DeviceWeightGrad out(N, K, true);
+  x.fill(0);
+  g.fill(0);
+  auto valid = [&] {
+    kernels::BackwardWeightArgs a;
+    a.x = {x.get(), DType::bf16, T, K};
+    a.g = {g.get(), DType::bf16, T, N};
+    a.dw = out.dw_ref();
+    a.db = out.db_ref();
+    return a;
+  };
+  ASSERT_TRUE(kernels::backward_weight(kDwVariant, valid()).ok());
+  check_cuda(cudaDeviceSynchronize(), "the valid call");
+  struct Scenario {
+    const char* what;
+    StatusCode want;
+    std::function<void(kernels::BackwardWeightArgs&)> edit;
+  };
+  const std::vector<Scenario> list = {
+      {"N = 36, not a multiple of 8", StatusCode::unsupported_shape,
+       [](kernels::BackwardWeightArgs& a) {
+         a.g.cols = 36;
+         a.dw.rows = 36;
+         a.db.cols = 36;
+       }},
+      {"K = 68, not a multiple of 8", StatusCode::unsupported_shape,
+       [](kernels::BackwardWeightArgs& a) {
+         a.x.cols = 68;
+         a.dw.cols = 68;
+       }},
+      {"x 8 bytes past a 16-byte boundary", StatusCode::misaligned,
+       [](kernels::BackwardWeightArgs& a) { a.x.data = static_cast<const char*>(a.x.data) + 8; }},
+      {"g 4 bytes past a 16-byte boundary", StatusCode::misaligned,
+       [](kernels::BackwardWeightArgs& a) { a.g.data = static_cast<const char*>(a.g.data) + 4; }},
+  };
+  for (const Scenario& s : list) {
+    out.dw.fill(kPoison);
+    out.db.fill(kPoison);
+    kernels::BackwardWeightArgs a = valid();
+    s.edit(a);
+    const Status got = kernels::backward_weight(kDwVariant, a);
+    EXPECT_EQ(got.code, s.want) << s.what << ": " << got.to_string();
+    check_cuda(cudaDeviceSynchronize(), s.what);
+    for (const DeviceArray* d : {&out.dw, &out.db})
+      for (const unsigned char byte : d->read<unsigned char>())
+        if (byte != kPoison) {
+          ADD_FAILURE() << s.what << ": an output was written";
+          break;
+        }
   }
 }
 
