@@ -306,53 +306,72 @@ __device__ __forceinline__ int live_boxes(int width, int first_column, int exten
   return max(0, min(width, extent - first_column + kNMajorBoxColumns - 1)) / kNMajorBoxColumns;
 }
 
-// dw_gather's producer: all 128 threads of warpgroup 0. Per stage, 16-byte chunks of the 64 reduction
-// rows (tokens rows[64 kt + r], +0 past K) of the live boxes of G (A) and X (B), each written where
-// TMA's 128-byte swizzle would put it (chunk c of row r at chunk c ^ (r % 8) of that row's 128 bytes).
-// A stage is published one stage late: after issuing stage `it`, a thread waits for its copies of
-// stage it - 1, fences them for the async proxy (wgmma reads through it) and arrives on its full
-// barrier (128 arrivals). With 4 stages the consumers, waiting on stage it - 1, have released it - 3,
-// so the producers' wait for stage it - 4 never blocks them.
+// dw_gather's producer: all 128 threads of warpgroup 0. Per stage, the 64 reduction rows (tokens
+// rows[64 kt + r], +0 past K) of the live boxes of G (A) and X (B), in 16-byte chunks, each written
+// where TMA's 128-byte swizzle would put it (chunk c of row r at chunk c ^ (r % 8) of that row's 128
+// bytes). Thread t copies row t % 64, the 32-byte halves of its boxes' rows alternating between the two
+// threads of a row (a whole sector each), and reads the next stage's token index before issuing the
+// current stage, so the index load is off the copies' path. A stage is published two stages late:
+// after issuing stage `it`, a thread waits for its copies of stage it - 2, fences them for the async
+// proxy (wgmma reads through it) and arrives on that stage's full barrier (128 arrivals). With 4 stages
+// the consumers, waiting on stage it - 2, have released stage it - 4, so the producers' wait for it
+// never blocks them.
+constexpr int kGatherLag = 2;
+static_assert(kGatherLag + 2 <= kStages, "the producers' lag must leave the consumers a stage to release");
+
+__device__ __forceinline__ void publish_gathered_stage(std::uint64_t* full, int stage) {
+  sm90::fence_proxy_async_shared();
+  sm90::mbarrier_arrive(&full[stage % kStages]);
+}
+
 __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint16_t* x_tiles, std::uint16_t* w_tiles,
                                                  std::uint64_t* full, std::uint64_t* empty, int k_tiles,
                                                  unsigned cluster, unsigned clusters) {
   using namespace sm90;
-  const int t = static_cast<int>(threadIdx.x);
+  const int r = static_cast<int>(threadIdx.x) % kBK, half = static_cast<int>(threadIdx.x) / kBK;
+  const int swizzle = r & 7;
   int it = 0;
   for (unsigned u = cluster; u < a.units; u += clusters) {
     const Unit w = unit_at<false, 1>(a, u, 0);
     const int a_boxes = live_boxes(kBM, w.m0, a.M);
     const int b_boxes = live_boxes(w.half ? kHalfBN : kBN, w.n0, a.N);
-    const int chunks = (a_boxes + b_boxes) * kBK * 8;
+    int token = r < a.K ? __ldg(a.rows + r) : -1;  // row r of k tile 0; -1: past K (zero fill)
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const int s = it % kStages;
+      const int next_step = (kt + 1) * kBK + r;
+      const int next_token = kt + 1 < k_tiles && next_step < a.K ? __ldg(a.rows + next_step) : -1;
       if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-      for (int i = t; i < chunks; i += 128) {
-        const int box = i / (kBK * 8), r = (i / 8) % kBK, chunk = i % 8;
+#pragma unroll 1
+      for (int box = 0; box < a_boxes + b_boxes; ++box) {
         const bool is_a = box < a_boxes;
-        const int col = (is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns) + chunk * 8;
+        const int col0 = is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns;
         const int ld = is_a ? a.M : a.N;
-        const int step = kt * kBK + r;
-        const bool live = step < a.K && col < ld;
-        const std::uint16_t* base = is_a ? a.gather_g : a.gather_x;
-        const std::uint16_t* src = live ? base + static_cast<size_t>(__ldg(a.rows + step)) * ld + col : base;
-        std::uint16_t* tile = is_a ? x_tiles + s * kBM * kBK + box * kNMajorBoxColumns * kBK
-                                   : w_tiles + s * kBN * kBK + (box - a_boxes) * kNMajorBoxColumns * kBK;
-        cp_async_16_zfill(tile + r * kNMajorBoxColumns + ((chunk ^ (r & 7)) * 8), src, live ? 16 : 0);
+        const std::uint16_t* row = (is_a ? a.gather_g : a.gather_x) + static_cast<size_t>(max(token, 0)) * ld;
+        std::uint16_t* dst = (is_a ? x_tiles + s * kBM * kBK + box * kNMajorBoxColumns * kBK
+                                   : w_tiles + s * kBN * kBK + (box - a_boxes) * kNMajorBoxColumns * kBK) +
+                             r * kNMajorBoxColumns;
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {  // this thread's two 32-byte halves-of-a-half: chunks 4q + 2 half + {0, 1}
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int chunk = 4 * q + 2 * half + e;
+            const int col = col0 + chunk * 8;
+            const bool live = token >= 0 && col < ld;
+            cp_async_16_zfill(dst + ((chunk ^ swizzle) * 8), live ? row + col : row, live ? 16 : 0);
+          }
+        }
       }
       cp_async_commit_group();
-      if (it > 0) {
-        cp_async_wait_group<1>();
-        fence_proxy_async_shared();
-        mbarrier_arrive(&full[(it - 1) % kStages]);
+      if (it >= kGatherLag) {
+        cp_async_wait_group<kGatherLag>();
+        publish_gathered_stage(full, it - kGatherLag);
       }
+      token = next_token;
     }
   }
-  if (it > 0) {
-    cp_async_wait_group<0>();
-    fence_proxy_async_shared();
-    mbarrier_arrive(&full[(it - 1) % kStages]);
-  }
+  // The last stages still unpublished.
+  cp_async_wait_group<0>();
+  for (int stage = max(0, it - kGatherLag); stage < it; ++stage) publish_gathered_stage(full, stage);
 }
 #endif
 

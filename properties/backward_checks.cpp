@@ -187,8 +187,12 @@ CheckResult check_dw_microbatches_equal_whole(BackwardSubject& subject, const Fo
 CheckResult check_dw_shard_equals_slice(BackwardSubject& subject, const ForwardCase& c) {
   const BackwardWeightProblem p = keyed_problem(c, subject.traits().contract.plan);
   Rng rng(c.seed ^ 0x73686172ull);
-  const std::int64_t n0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N));
-  const std::int64_t n1 = n0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(p.N - n0));
+  // The shard's bounds are multiples of the subject's row multiple (a TMA-fed subject takes G rows of
+  // whole 16-byte units only; p.N is such a multiple already): [u0, u1) in those units.
+  const std::int64_t unit = std::max(1, subject.traits().k_multiple), units = p.N / unit;
+  const std::int64_t u0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(units));
+  const std::int64_t u1 = u0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(units - u0));
+  const std::int64_t n0 = u0 * unit, n1 = u1 * unit;
   BackwardWeightProblem shard = p;
   shard.N = n1 - n0;
   shard.g.clear();
