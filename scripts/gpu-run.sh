@@ -53,6 +53,11 @@ if [[ $steps == *,bench-backward,* ]]; then
     --dw-variant sm80.bwd.dw.f32.fma.simt.narrow.16x32x32 --json "$out/bench-backward-narrow.json" \
     > "$out/bench-backward-narrow.log" 2>&1 || status=1
   cat "$out/bench-backward-narrow.log"
+  echo "== bench (BF16 backward on the Hopper wgmma tile: dX, dW in place and gathered)"
+  "$here/ordo_bench_backward" --dtype bf16 --dx-variant sm90.bwd.dx.bf16.wgmma.128x256x64 \
+    --dw-variant sm90.bwd.dw.bf16.wgmma.128x256x64 --json "$out/bench-backward-wgmma.json" \
+    > "$out/bench-backward-wgmma.log" 2>&1 || status=1
+  cat "$out/bench-backward-wgmma.log"
 fi
 if [[ $steps == *,tests,* ]]; then
   echo "== GPU tests"
