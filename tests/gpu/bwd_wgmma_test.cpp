@@ -75,6 +75,38 @@ std::vector<float> emulate(const BackwardDataProblem& p) {
   return oracle::emulate_backward_data(p, contract_bwd_dx_bf16_tc_fdpa_sm90().plan);
 }
 
+// A malformed call: what is wrong, the code it must get, and the edit of the valid call that makes it.
+template <class Args>
+struct Refusal {
+  const char* what;
+  StatusCode want;
+  std::function<void(Args&)> edit;
+};
+
+// Each refusal's call gets its code (and a misalignment names the 16 bytes) and leaves every output
+// as poisoned before it.
+template <class Args, class Call>
+void expect_refusals(const std::vector<Refusal<Args>>& list, const std::function<Args()>& valid, Call call,
+                     const std::vector<const DeviceArray*>& outputs) {
+  for (const Refusal<Args>& r : list) {
+    for (const DeviceArray* o : outputs) o->fill(kPoison);
+    Args a = valid();
+    r.edit(a);
+    const Status got = call(a);
+    EXPECT_EQ(got.code, r.want) << r.what << ": " << got.to_string();
+    if (r.want == StatusCode::misaligned) {
+      EXPECT_NE(got.message.find("16-byte"), std::string::npos) << got.to_string();
+    }
+    check_cuda(cudaDeviceSynchronize(), r.what);
+    for (const DeviceArray* o : outputs)
+      for (const unsigned char byte : o->read<unsigned char>())
+        if (byte != kPoison) {
+          ADD_FAILURE() << r.what << ": an output was written";
+          break;
+        }
+  }
+}
+
 std::string shape_of(const BackwardDataProblem& p) {
   return "M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K);
 }
@@ -164,7 +196,7 @@ TEST_F(WgmmaDx, TmaRequirementsFailClosed) {
   DeviceArray dx(static_cast<std::size_t>(M * K) * sizeof(float));
   g.fill(0);
   w.fill(0);
-  auto valid = [&] {
+  const std::function<kernels::BackwardDataArgs()> valid = [&] {
     kernels::BackwardDataArgs a;
     a.g = {g.get(), DType::bf16, M, N};
     a.w = {w.get(), DType::bf16, N, K};
@@ -173,44 +205,25 @@ TEST_F(WgmmaDx, TmaRequirementsFailClosed) {
   };
   ASSERT_TRUE(kernels::backward_data(kVariant, valid()).ok());
   check_cuda(cudaDeviceSynchronize(), "the valid call");
-  struct Scenario {
-    const char* what;
-    StatusCode want;
-    std::function<void(kernels::BackwardDataArgs&)> edit;
-  };
-  const std::vector<Scenario> list = {
+  using A = kernels::BackwardDataArgs;
+  const std::vector<Refusal<A>> list = {
       {"N = 36, not a multiple of 8", StatusCode::unsupported_shape,
-       [](kernels::BackwardDataArgs& a) {
+       [](A& a) {
          a.g.cols = 36;
          a.w.rows = 36;
        }},
       {"K = 68, not a multiple of 8", StatusCode::unsupported_shape,
-       [](kernels::BackwardDataArgs& a) {
+       [](A& a) {
          a.w.cols = 68;
          a.dx.cols = 68;
        }},
       {"g 8 bytes past a 16-byte boundary", StatusCode::misaligned,
-       [](kernels::BackwardDataArgs& a) { a.g.data = static_cast<const char*>(a.g.data) + 8; }},
+       [](A& a) { a.g.data = static_cast<const char*>(a.g.data) + 8; }},
       {"w 2 bytes past a 16-byte boundary", StatusCode::misaligned,
-       [](kernels::BackwardDataArgs& a) { a.w.data = static_cast<const char*>(a.w.data) + 2; }},
-      {"g is f32", StatusCode::wrong_dtype, [](kernels::BackwardDataArgs& a) { a.g.dtype = DType::f32; }},
+       [](A& a) { a.w.data = static_cast<const char*>(a.w.data) + 2; }},
+      {"g is f32", StatusCode::wrong_dtype, [](A& a) { a.g.dtype = DType::f32; }},
   };
-  for (const Scenario& s : list) {
-    dx.fill(kPoison);
-    kernels::BackwardDataArgs a = valid();
-    s.edit(a);
-    const Status got = kernels::backward_data(kVariant, a);
-    EXPECT_EQ(got.code, s.want) << s.what << ": " << got.to_string();
-    if (s.want == StatusCode::misaligned) {
-      EXPECT_NE(got.message.find("16-byte"), std::string::npos) << got.to_string();
-    }
-    check_cuda(cudaDeviceSynchronize(), s.what);
-    for (const unsigned char byte : dx.read<unsigned char>())
-      if (byte != kPoison) {
-        ADD_FAILURE() << s.what << ": dX was written";
-        break;
-      }
-  }
+  expect_refusals<A>(list, valid, [](const A& a) { return kernels::backward_data(kVariant, a); }, {&dx});
 }
 
 // dW and db of p through the dW variant, from +0 or (accumulate) from `out`'s contents; *in_place
@@ -297,7 +310,7 @@ TEST_F(WgmmaDw, TmaRequirementsFailClosed) {
   DeviceWeightGrad out(N, K, true);
   x.fill(0);
   g.fill(0);
-  auto valid = [&] {
+  const std::function<kernels::BackwardWeightArgs()> valid = [&] {
     kernels::BackwardWeightArgs a;
     a.x = {x.get(), DType::bf16, T, K};
     a.g = {g.get(), DType::bf16, T, N};
@@ -307,43 +320,26 @@ TEST_F(WgmmaDw, TmaRequirementsFailClosed) {
   };
   ASSERT_TRUE(kernels::backward_weight(kDwVariant, valid()).ok());
   check_cuda(cudaDeviceSynchronize(), "the valid call");
-  struct Scenario {
-    const char* what;
-    StatusCode want;
-    std::function<void(kernels::BackwardWeightArgs&)> edit;
-  };
-  const std::vector<Scenario> list = {
+  using A = kernels::BackwardWeightArgs;
+  const std::vector<Refusal<A>> list = {
       {"N = 36, not a multiple of 8", StatusCode::unsupported_shape,
-       [](kernels::BackwardWeightArgs& a) {
+       [](A& a) {
          a.g.cols = 36;
          a.dw.rows = 36;
          a.db.cols = 36;
        }},
       {"K = 68, not a multiple of 8", StatusCode::unsupported_shape,
-       [](kernels::BackwardWeightArgs& a) {
+       [](A& a) {
          a.x.cols = 68;
          a.dw.cols = 68;
        }},
       {"x 8 bytes past a 16-byte boundary", StatusCode::misaligned,
-       [](kernels::BackwardWeightArgs& a) { a.x.data = static_cast<const char*>(a.x.data) + 8; }},
+       [](A& a) { a.x.data = static_cast<const char*>(a.x.data) + 8; }},
       {"g 4 bytes past a 16-byte boundary", StatusCode::misaligned,
-       [](kernels::BackwardWeightArgs& a) { a.g.data = static_cast<const char*>(a.g.data) + 4; }},
+       [](A& a) { a.g.data = static_cast<const char*>(a.g.data) + 4; }},
   };
-  for (const Scenario& s : list) {
-    out.dw.fill(kPoison);
-    out.db.fill(kPoison);
-    kernels::BackwardWeightArgs a = valid();
-    s.edit(a);
-    const Status got = kernels::backward_weight(kDwVariant, a);
-    EXPECT_EQ(got.code, s.want) << s.what << ": " << got.to_string();
-    check_cuda(cudaDeviceSynchronize(), s.what);
-    for (const DeviceArray* d : {&out.dw, &out.db})
-      for (const unsigned char byte : d->read<unsigned char>())
-        if (byte != kPoison) {
-          ADD_FAILURE() << s.what << ": an output was written";
-          break;
-        }
-  }
+  expect_refusals<A>(list, valid, [](const A& a) { return kernels::backward_weight(kDwVariant, a); },
+                     {&out.dw, &out.db});
 }
 
 }  // namespace
