@@ -15,7 +15,10 @@ struct SubjectTraits {
   Contract contract;  // the arithmetic it claims (a built-in contract or one from a file)
   DType operand_dtype = DType::f32;
   std::vector<DType> output_dtypes{DType::f32};
-  int k_multiple = 1;         // the reduced dimension must be a multiple of this
+  // Forward: the reduced dimension K must be a multiple of this. Backward (TMA-fed tiles): every operand
+  // row, so dX's N and K, and dW's N and K; the generated cases and shards respect it
+  // (properties::backward_case_options).
+  int k_multiple = 1;
   int operand_alignment = 0;  // bytes every operand pointer needs (0: the element size)
   int min_sm = 0, max_sm = 0;  // device subjects: the SM range (max 0: any newer)
   bool device_buffers = false;  // runs on a GPU (needs one to run at all)

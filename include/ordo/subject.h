@@ -128,7 +128,8 @@ typedef struct ordo_operation_info {
   const char* contract;     /* a built-in contract id ("fwd.f32.fma-chain/1") or an ordo.contract/1 JSON text */
   int32_t operand_dtype;    /* ORDO_DTYPE_F32 or ORDO_DTYPE_BF16 */
   uint32_t output_dtypes;   /* bit (1u << ORDO_DTYPE_F32) and/or (1u << ORDO_DTYPE_BF16); forward only */
-  int32_t k_multiple;       /* the reduced dimension must be a multiple of this (1: any) */
+  int32_t k_multiple;       /* forward: the reduced dimension must be a multiple of this (1: any);
+                               backward: every operand row length (dX's N and K, dW's N and K) */
   int32_t alignment;        /* bytes every operand pointer needs (0: its element size) */
   int32_t min_sm, max_sm;   /* device subjects: the SM range (e.g. 90, 90); 0: no limit */
   uint32_t flags;           /* ORDO_SUBJECT_* */
