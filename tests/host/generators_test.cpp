@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/contract.h"
 #include "core/float_bits.h"
 #include "properties/forward_case.h"
 #include "properties/suite.h"
@@ -128,6 +129,37 @@ TEST(ShapeGenerator, VariantOptionsHoldForEveryCase) {
   // Without the option no case asks for a bf16 output.
   const auto plain = gen_forward_case(limits, all_families(), true);
   for (int i = 0; i < 500; ++i) ASSERT_FALSE(plain(root.split(), rc::kNominalSize).value().bf16_output);
+}
+
+TEST(ShapeGenerator, BackwardRowMultiplesHoldForEveryCase) {
+  // A TMA-fed backward subject's k_multiple is every operand row's: dX reads the case's (M, N, K) as
+  // (M, K, N), so N and K are multiples and M is free; dW reads them as (N, K, T), so M and N are
+  // multiples and the token count K is free. A subject without one gets any shape.
+  const ShapeLimits limits{.max_m = 200, .max_n = 200, .max_k = 300, .max_volume = 1 << 16};
+  SubjectTraits dx, dw, plain;
+  dx.contract = contract_bwd_dx_bf16_tc_fdpa_sm90();
+  dw.contract = contract_bwd_dw_bf16_tc_fdpa_sm90();
+  plain.contract = contract_bwd_dw_bf16_tc_fdpa_sm90();
+  for (SubjectTraits* t : {&dx, &dw, &plain}) t->operand_dtype = DType::bf16;
+  dx.k_multiple = dw.k_multiple = 8;
+  rc::Random root(11);
+  bool free_m = false, free_k = false, any_odd = false;
+  for (int i = 0; i < 2000; ++i) {
+    const ForwardCase a = gen_forward_case(limits, all_families(), backward_case_options(dx))(root.split(), rc::kNominalSize).value();
+    ASSERT_EQ(a.N % 8, 0) << a.summary();
+    ASSERT_EQ(a.K % 8, 0) << a.summary();
+    ASSERT_TRUE(a.bf16_operands);
+    free_m = free_m || a.M % 8 != 0;
+    const ForwardCase b = gen_forward_case(limits, all_families(), backward_case_options(dw))(root.split(), rc::kNominalSize).value();
+    ASSERT_EQ(b.M % 8, 0) << b.summary();
+    ASSERT_EQ(b.N % 8, 0) << b.summary();
+    free_k = free_k || b.K % 8 != 0;
+    const ForwardCase c = gen_forward_case(limits, all_families(), backward_case_options(plain))(root.split(), rc::kNominalSize).value();
+    any_odd = any_odd || c.M % 8 != 0 || c.N % 8 != 0;
+  }
+  EXPECT_TRUE(free_m) << "dX cases never had an M outside the multiple";
+  EXPECT_TRUE(free_k) << "dW cases never had a token count outside the multiple";
+  EXPECT_TRUE(any_odd) << "a subject without a multiple was constrained";
 }
 
 }  // namespace
