@@ -1,12 +1,16 @@
-// The Hopper BF16 tensor-core GEMM tile, for two variants:
+// The Hopper BF16 tensor-core GEMM tile, for three variants (docs/bf16-wgmma.md):
 //   "sm90.fwd.bf16.wgmma.128x256x64" (fwd.bf16.tc-fdpa-sm90/1): Y = X W^T + b, W [N, K] a K-major B;
 //   "sm90.bwd.dx.bf16.wgmma.128x256x64" (bwd.dx.bf16.tc-fdpa-sm90/1): dX = G W, the same tile over
 //     (M, N, K) = (M, dX's K, the reduced n) with G in X's place and W [N, K] read as it lies: rows of W
-//     are reduction steps, so B is N-major (imm-trans-b), fed by TMA boxes of 64 columns x 64 rows.
-// Below, N is the output's columns and K the reduced axis, for both. A persistent grid (one block of three warpgroups per SM) walks the
-// 128x256 output tiles round-robin in a fixed, rasterised order:
-//   * warpgroup 0 is the producer: one thread streams 128x64 tiles of X and 256x64 tiles of W into a
-//     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers;
+//     are reduction steps, so B is N-major (imm-trans-b), fed by TMA boxes of 64 columns x 64 rows;
+//   "sm90.bwd.dw.bf16.wgmma.128x256x64" (bwd.dw.bf16.tc-fdpa-sm90/1): dW = G^T X over the active tokens,
+//     (M, N, K) = (dW's N, dW's K, tokens), G [T, N] an M-major A (imm-trans-a) and X [T, K] an N-major
+//     B, by TMA in place or gathered through the canonical order's index (see Ops); then db.
+// Below, N is the output's columns and K the reduced axis, for all three. A persistent grid (one block
+// of three warpgroups per SM) walks the 128x256 output tiles round-robin in a fixed, rasterised order:
+//   * warpgroup 0 is the producer: one thread streams the A and B tiles of each 64-wide k tile into a
+//     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers (gathered dW:
+//     all 128 threads, with cp.async);
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
 // Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
@@ -15,15 +19,15 @@
 // When the last wave of tile pairs would be at most half full, its tiles are computed as 128x128
 // halves (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
 //
-// The order (the contract): the FP32 accumulators start at +0 and are the C operand of every
-// instruction (scale-d = 1), k ascending in steps of 16; TMA fills elements past M, N or K with +0,
-// so the last step's missing products are zero products. A 64-wide k tile past K's last 16-wide step
+// The order (the contract): the FP32 accumulators start at +0 (dW with accumulate: at dW) and are the
+// C operand of every instruction (scale-d = 1), k ascending in steps of 16; TMA (and the gather) fill
+// elements past M, N or K with +0, so the last step's missing products are zero products. A 64-wide k tile past K's last 16-wide step
 // issues no instruction for it (ceil(K/16) steps in all, as the contract's chain has). The bias is
 // added once after the chain with __fadd_rn; Y is FP32, or BF16 with one __float2bfloat16_rn.
 //
-// Needs K % 8 == 0 and 16-byte aligned X and W (TMA: row strides are multiples of 16 bytes); for dX,
-// both of G's and W's rows (N % 8 == 0 and K % 8 == 0). The variants declare it, and validation refuses
-// other calls.
+// Needs K % 8 == 0 and 16-byte aligned X and W (TMA: row strides are multiples of 16 bytes); for dX
+// and dW, every operand row (N % 8 == 0 and K % 8 == 0). The variants declare it, and validation
+// refuses other calls.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
