@@ -497,13 +497,14 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// A [rows, K] row-major bf16 matrix as TMA boxes of box_rows x 64, 128-byte swizzled, zero fill.
-cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int K, int box_rows) {
+// A [rows, cols] row-major bf16 matrix as TMA boxes of box_cols x box_rows, 128-byte swizzled, zero fill.
+cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols, int box_cols,
+                            int box_rows) {
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * 2};
-  const cuuint32_t box[2] = {kBK, static_cast<cuuint32_t>(box_rows)};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<std::uint16_t*>(base), dims, strides,
                             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -511,19 +512,15 @@ cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-// dX's W: a [rows (reduced), cols (output)] row-major bf16 matrix as TMA boxes of 64 columns x kBK rows,
-// 128-byte swizzled, zero fill: the N-major B tile smem_desc_n_major_sw128 describes.
+// A K-major operand: a [rows, K] row-major bf16 matrix as boxes of box_rows x 64 (k).
+cudaError_t make_map(CUtensorMap* map, const std::uint16_t* base, int rows, int K, int box_rows) {
+  return encode_bf16_map(map, base, rows, K, kBK, box_rows);
+}
+
+// An M- or N-major operand (dX's W, dW's G and X): a [rows (reduced), cols (output)] row-major bf16
+// matrix as boxes of 64 columns x kBK rows, the tile smem_desc_n_major_sw128 describes.
 cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols) {
-  const EncodeTiled encode = encode_tiled();
-  if (encode == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
-  const cuuint32_t box[2] = {kNMajorBoxColumns, kBK};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<std::uint16_t*>(base), dims, strides,
-                            box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+  return encode_bf16_map(map, base, rows, cols, kNMajorBoxColumns, kBK);
 }
 
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
