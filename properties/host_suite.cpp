@@ -106,6 +106,17 @@ std::vector<Contract> builtin_contracts() {
 
 ShapeLimits host_shape_limits() { return {.max_m = 64, .max_n = 64, .max_k = 1100, .max_volume = 1 << 16}; }
 
+rc::Gen<ForwardCase> gen_exact_engine_case() {
+  const auto all = all_families();
+  // Long vectors exercise the windows of the accumulators; batches of short ones (the usual case in a
+  // generated suite) reach the vector count cheaply: 16K terms per case at most either way.
+  return rc::gen::weightedOneOf<ForwardCase>(
+      {{1, gen_forward_case({.max_m = 3, .max_n = 3, .max_k = 4096, .max_volume = 1 << 14}, all)},
+       {2, gen_forward_case({.max_m = 16, .max_n = 16, .max_k = 4096, .max_volume = 1 << 14}, all)}});
+}
+
+std::int64_t exact_engine_cases(int level) { return level >= 2 ? 50000 : 6000; }
+
 void add_host_properties(Suite& s, const SuiteOptions& o) {
   const std::int64_t forward_cases = o.level >= 2 ? 2000 : 500;
   const std::int64_t backward_cases = o.level >= 2 ? 2000 : 300;
@@ -123,8 +134,8 @@ void add_host_properties(Suite& s, const SuiteOptions& o) {
   superacc.backend = "oracle";
   superacc.kernel = "host.superaccumulator";
   superacc.contract = "exact";
-  superacc.cases = o.level >= 2 ? 50000 : 4000;
-  superacc.gen = gen_forward_case({.max_m = 3, .max_n = 3, .max_k = 4096, .max_volume = 1 << 14}, all);
+  superacc.cases = exact_engine_cases(o.level);
+  superacc.gen = gen_exact_engine_case();
   superacc.check = [](const ForwardCase& c) { return check_superacc_equals_mpfr(c); };
   s.properties.push_back(std::move(superacc));
   PropertySpec order;

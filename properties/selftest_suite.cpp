@@ -20,8 +20,8 @@ void add_engine_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o
   spec.backend = "oracle";
   spec.kernel = m.id;
   spec.contract = "exact";
-  spec.cases = o.level >= 2 ? 50000 : 4000;  // exact.superacc_vs_mpfr's budget and cases (host_suite.cpp)
-  spec.gen = gen_forward_case({.max_m = 3, .max_n = 3, .max_k = 4096, .max_volume = 1 << 14}, all_families());
+  spec.cases = exact_engine_cases(o.level);  // exact.superacc_vs_mpfr's budget and cases
+  spec.gen = gen_exact_engine_case();
   spec.check = [engine](const ForwardCase& c) { return check_engine_equals_mpfr(*engine, c); };
   spec.expect_failure = true;
   ms.suite.properties.push_back(std::move(spec));

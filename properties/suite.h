@@ -53,6 +53,11 @@ void add_emulator_subject(Suite& suite, std::unique_ptr<ForwardSubject> emulator
 
 ShapeLimits host_shape_limits();
 ShapeLimits gpu_shape_limits(int level);
+// The cases the exact engines are compared on (exact.superacc_vs_mpfr, and the self-test's engine
+// mutants): a third long vectors (K up to 4096, M, N <= 3), two thirds batches of up to 16 x 16 short
+// ones; about 130,000 dot products at level 1 and 1,100,000 at level 2.
+rc::Gen<ForwardCase> gen_exact_engine_case();
+std::int64_t exact_engine_cases(int level);
 // What a subject's cases need: operand dtype, K multiple, a BF16 Y in half the cases where allowed.
 CaseOptions case_options(const SubjectTraits& traits);
 // ... and a backward subject's (the forward case's dimensions as dX or dW reads them).
