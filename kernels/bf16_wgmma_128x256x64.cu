@@ -617,15 +617,14 @@ cudaError_t launch_gemm(const GemmCall& c) {
   const std::uintptr_t y_address = c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16)
                                                        : reinterpret_cast<std::uintptr_t>(c.y);
   args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
-  // A unit is a column of kCluster tiles, one per block of a cluster. When there is more than one
-  // wave of units and the last wave is at most half full, its units are split in halves.
-  const std::int64_t units_whole = ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n};
-  const std::int64_t tail = units_whole % clusters;
-  const bool split = units_whole > clusters && tail != 0 && 2 * tail <= clusters;
-  const std::int64_t units = split ? units_whole + tail : units_whole;
-  if (units > UINT32_MAX) return cudaErrorInvalidConfiguration;
-  args.full_units = static_cast<unsigned>(split ? units_whole - tail : units_whole);
-  args.units = static_cast<unsigned>(units);
+  // A unit is a column of kCluster tiles, one per block of a cluster (wgmma_schedule: when the last
+  // wave is at most half full, its units are split in halves).
+  const WgmmaSchedule schedule = wgmma_schedule(ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n}, clusters);
+  if (schedule.units > UINT32_MAX) return cudaErrorInvalidConfiguration;
+  args.full_units = static_cast<unsigned>(schedule.full_units);
+  args.units = static_cast<unsigned>(schedule.units);
+  const std::int64_t units = schedule.units;
+  const bool split = schedule.units != schedule.full_units;
   args.scale_d_first = 1;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
@@ -633,7 +632,7 @@ cudaError_t launch_gemm(const GemmCall& c) {
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
                  "%s)\n",
                  c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
-                 split ? "last wave in halves" : "no split");
+                 !split ? "no split" : schedule.full_units == 0 ? "every tile in halves" : "last wave in halves");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
   e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half, args);
@@ -653,6 +652,12 @@ cudaError_t launch_forward(const LaunchParams& p) {
 }
 
 }  // namespace
+
+WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters) {
+  const std::int64_t tail = units_whole % clusters;
+  if (tail == 0 || 2 * tail > clusters) return {units_whole, units_whole};
+  return {units_whole - tail, units_whole + tail};
+}
 
 // Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
 // TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an

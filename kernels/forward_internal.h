@@ -77,6 +77,17 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_
 // One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
 
+// How the wgmma tile (kernels/bf16_wgmma_128x256x64.cu) schedules `units_whole` units of whole
+// 128x256 tiles on `clusters` resident clusters: units below full_units are whole tiles, the rest (units -
+// full_units of them) 128x128 halves, two per tile. The last wave is split when it is at most half
+// full, which includes a grid of one partial wave at most half the GPU (M = 64, N = 5376: 21 tiles run
+// as 42 halves): the tail then costs half a wave of whole tiles. Every output is one block's chain
+// over all of K in every case; the split changes which block computes it, never its bits.
+struct WgmmaSchedule {
+  std::int64_t full_units, units;
+};
+WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters);
+
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }
 

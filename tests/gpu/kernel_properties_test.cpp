@@ -8,6 +8,7 @@
 #include "subjects/forward_subject.h"
 #include "core/contract_file.h"
 #include "core/contract.h"
+#include "backward_gpu_support.h"
 #include "gpu_test_support.h"
 #include "kernels/forward_api.h"
 #include "kernels/forward_internal.h"
@@ -78,7 +79,9 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
     const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(
         [&](std::int64_t M) { return kernels::detail::choose_by_shape_tile(M, N, kK, sm_count); }, 16384, &switches);
     for (std::int64_t rows : batches) {
-      if (rows < 2 || rows * N > (std::int64_t{1} << 26)) continue;  // a row alone needs a batch; bound the memory
+      // A row alone needs a batch; 16M outputs at most keeps the test to seconds (the switch points of the
+      // widest rows repeat every 128 rows: those up to M = 1040 are tested).
+      if (rows < 2 || rows * N > (std::int64_t{1} << 24)) continue;
       ForwardCase c;
       c.M = 1;
       c.N = N;
@@ -92,6 +95,47 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   }
   EXPECT_GT(switches, 0) << "the rule never switched: the property would test nothing";
   std::printf("by-shape: %d switch points over M = 1..16384 tested\n", switches);
+}
+
+// sm90.fwd.bf16.wgmma.128x256x64 runs a grid's last wave in 128-column halves when it is at most half full,
+// and a grid of one such wave entirely in halves (kernels::detail::wgmma_schedule, one block per SM): at
+// every M in 1..16384 where the kind of schedule changes (whole tiles; the last wave in halves; every tile
+// in halves), for output widths of one tile, 5376 and 16128 columns, a row alone equals the same row inside
+// batches of M_switch - 1 and M_switch rows (first, last and at a random position), bit for bit, with a
+// BF16 Y in half the batches.
+TEST_F(KernelProperties, WgmmaRowBitsDoNotChangeAcrossTheScheduleSwitchPoints) {
+  const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
+  if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
+    GTEST_SKIP() << why << ": not run on this GPU";
+  int sm_count = 0;
+  ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  constexpr std::int64_t kK = 200;  // 4 k tiles of 64, the last one a single 16-wide step (8 terms, 8 zeros)
+  int switches = 0;
+  for (std::int64_t N : {256, 5376, 16128}) {
+    const auto kind = [&](std::int64_t M) {
+      const kernels::detail::WgmmaSchedule s =
+          kernels::detail::wgmma_schedule(kernels::detail::ceil_div(M, 128) * kernels::detail::ceil_div(N, 256), sm_count);
+      return s.full_units == s.units ? 0 : s.full_units == 0 ? 2 : 1;
+    };
+    const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(kind, 16384, &switches);
+    for (std::int64_t rows : batches) {
+      // A row alone needs a batch; 16M outputs at most keeps the test to seconds (the switch points of the
+      // widest rows repeat every 128 rows: those up to M = 1040 are tested).
+      if (rows < 2 || rows * N > (std::int64_t{1} << 24)) continue;
+      ForwardCase c;
+      c.M = 1;
+      c.N = N;
+      c.K = kK;
+      c.family = ValueFamily::cancellation;
+      c.has_bias = true;
+      c.seed = static_cast<std::uint64_t>(rows * 131 + N);
+      const CheckResult r = check_batch_invariance(kernel(id), for_variant(c, id), rows);
+      EXPECT_TRUE(r.passed) << "N = " << N << ", batch of " << rows << " rows (schedule kind " << kind(rows) << "): "
+                            << r.detail;
+    }
+  }
+  EXPECT_GT(switches, 0) << "the schedule never switched: the property would test nothing";
+  std::printf("wgmma: %d schedule switch points over M = 1..16384 tested\n", switches);
 }
 
 }  // namespace
