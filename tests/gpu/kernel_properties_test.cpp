@@ -65,33 +65,45 @@ TEST_F(KernelProperties, ReviewersOrderValuesOnTileEdges) {
   }
 }
 
+// Row 0 of variant `id`'s case (1 x N x K, cancellation values, a bias) computed alone equals the same row
+// inside each batch of `batches` rows, placed first, last and at a random position, bit for bit. Batches
+// of fewer than 2 rows, or of more than max_outputs outputs, are left out.
+void expect_row_alone_equals_row_in_batches(const std::string& id, std::int64_t N, std::int64_t K,
+                                            const std::vector<std::int64_t>& batches, std::int64_t max_outputs,
+                                            const std::string& what) {
+  for (std::int64_t rows : batches) {
+    if (rows < 2 || rows * N > max_outputs) continue;
+    ForwardCase c;
+    c.M = 1;
+    c.N = N;
+    c.K = K;
+    c.family = ValueFamily::cancellation;
+    c.has_bias = true;
+    c.seed = static_cast<std::uint64_t>(rows * 131 + N);
+    const CheckResult r = check_batch_invariance(kernel(id), for_variant(c, id), rows);
+    EXPECT_TRUE(r.passed) << what << ": N = " << N << ", batch of " << rows << " rows: " << r.detail;
+  }
+}
+
+int sm_count_of_device0() {
+  int sm_count = 0;
+  ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  return sm_count;
+}
+
 // sm80.fwd.f32.fma.simt.by-shape picks its block tile from (M, N): at every M in 1..16384 where the rule
 // switches tiles (for output widths around and between the tiles' widths), a row alone (M = 1, the smallest
 // tile) equals the same row inside batches of M_switch - 1 and M_switch rows (each side's tile), first,
 // last and at a random position, bit for bit. Also the batch of 16384 rows.
 TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const std::string id = "sm80.fwd.f32.fma.simt.by-shape";
-  int sm_count = 0;
-  ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sm_count = sm_count_of_device0();
   constexpr std::int64_t kK = 37;  // a K tail in every tile's slab
   int switches = 0;
   for (std::int64_t N : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
     const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(
         [&](std::int64_t M) { return kernels::detail::choose_by_shape_tile(M, N, kK, sm_count); }, 16384, &switches);
-    for (std::int64_t rows : batches) {
-      // A row alone needs a batch; 16M outputs at most keeps the test to seconds (the switch points of the
-      // widest rows repeat every 128 rows: those up to M = 1040 are tested).
-      if (rows < 2 || rows * N > (std::int64_t{1} << 24)) continue;
-      ForwardCase c;
-      c.M = 1;
-      c.N = N;
-      c.K = kK;
-      c.family = ValueFamily::cancellation;
-      c.has_bias = true;
-      c.seed = static_cast<std::uint64_t>(rows * 131 + N);
-      const CheckResult r = check_batch_invariance(kernel(id), c, rows);
-      EXPECT_TRUE(r.passed) << "N = " << N << ", batch of " << rows << " rows: " << r.detail;
-    }
+    expect_row_alone_equals_row_in_batches(id, N, kK, batches, std::int64_t{1} << 26, "by-shape tile switch");
   }
   EXPECT_GT(switches, 0) << "the rule never switched: the property would test nothing";
   std::printf("by-shape: %d switch points over M = 1..16384 tested\n", switches);
@@ -102,37 +114,23 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
 // every M in 1..16384 where the kind of schedule changes (whole tiles; the last wave in halves; every tile
 // in halves), for output widths of one tile, 5376 and 16128 columns, a row alone equals the same row inside
 // batches of M_switch - 1 and M_switch rows (first, last and at a random position), bit for bit, with a
-// BF16 Y in half the batches.
+// BF16 Y in half the batches. Batches of up to 16M outputs: the switch points of the widest rows repeat
+// every 128 rows, and those up to M = 1040 are tested.
 TEST_F(KernelProperties, WgmmaRowBitsDoNotChangeAcrossTheScheduleSwitchPoints) {
   const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
   if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
     GTEST_SKIP() << why << ": not run on this GPU";
-  int sm_count = 0;
-  ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sm_count = sm_count_of_device0();
   constexpr std::int64_t kK = 200;  // 4 k tiles of 64, the last one a single 16-wide step (8 terms, 8 zeros)
   int switches = 0;
   for (std::int64_t N : {256, 5376, 16128}) {
     const auto kind = [&](std::int64_t M) {
       const kernels::detail::WgmmaSchedule s =
           kernels::detail::wgmma_schedule(kernels::detail::ceil_div(M, 128) * kernels::detail::ceil_div(N, 256), sm_count);
-      return s.full_units == s.units ? 0 : s.full_units == 0 ? 2 : 1;
+      return s.full_units == s.units ? 0 : s.full_units == 0 ? 2 : 1;  // whole, last wave in halves, all halves
     };
     const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(kind, 16384, &switches);
-    for (std::int64_t rows : batches) {
-      // A row alone needs a batch; 16M outputs at most keeps the test to seconds (the switch points of the
-      // widest rows repeat every 128 rows: those up to M = 1040 are tested).
-      if (rows < 2 || rows * N > (std::int64_t{1} << 24)) continue;
-      ForwardCase c;
-      c.M = 1;
-      c.N = N;
-      c.K = kK;
-      c.family = ValueFamily::cancellation;
-      c.has_bias = true;
-      c.seed = static_cast<std::uint64_t>(rows * 131 + N);
-      const CheckResult r = check_batch_invariance(kernel(id), for_variant(c, id), rows);
-      EXPECT_TRUE(r.passed) << "N = " << N << ", batch of " << rows << " rows (schedule kind " << kind(rows) << "): "
-                            << r.detail;
-    }
+    expect_row_alone_equals_row_in_batches(id, N, kK, batches, std::int64_t{1} << 24, "wgmma schedule switch");
   }
   EXPECT_GT(switches, 0) << "the schedule never switched: the property would test nothing";
   std::printf("wgmma: %d schedule switch points over M = 1..16384 tested\n", switches);
