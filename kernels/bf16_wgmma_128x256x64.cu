@@ -16,8 +16,10 @@
 // Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
 // each block loads its own X tile and half of the shared W tile, multicast by TMA into both blocks,
 // halving the L2 traffic for W; on the H200 it runs as fast as single blocks, which stay the default.
-// When the last wave of tile pairs would be at most half full, its tiles are computed as 128x128
-// halves (m64n128k16), so that the tail costs half a wave. No output is ever split along K.
+// When the last wave of tile pairs would be at most half (a quarter) full, its tiles are computed as
+// 128x128 halves (m64n128k16) or, forward and dX, 128x64 quarters (m64n64k16), so that the tail costs
+// half (a quarter of) a wave; a grid of one such wave is all halves or quarters (wgmma_schedule). No
+// output is ever split along K.
 //
 // The order (the contract): the FP32 accumulators start at +0 (dW with accumulate: at dW) and are the
 // C operand of every instruction (scale-d = 1), k ascending in steps of 16; TMA (and the gather) fill
@@ -52,7 +54,7 @@ namespace detail {
 namespace {
 
 constexpr int kBM = 128, kBN = 256, kBK = 64;
-constexpr int kHalfBN = kBN / 2;
+constexpr int kHalfBN = kBN / 2, kQuarterBN = kBN / 4;
 constexpr int kStages = 4;
 constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -73,6 +75,10 @@ template <Ops o>
 constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather;
 template <Ops o>
 constexpr bool kGathered = o == Ops::dw_gather;
+// Whether the tile splits a tail into 64-column quarters (m64n64k16): the forward and dX. Not dW, whose
+// grids (its N x K outputs, weight-sized) are rarely a quarter wave.
+template <Ops o>
+constexpr bool kQuarters = o == Ops::forward || o == Ops::dx;
 
 // An N-major B tile (dX's W) is kBN / 64 TMA boxes of 64 columns (128 bytes) x kBK reduction rows, one
 // after another: the wgmma descriptor's leading byte offset is the size of one box.
@@ -84,8 +90,8 @@ static_assert(kNMajorBoxBytes % 1024 == 0 && kBN % kNMajorBoxColumns == 0,
 // The work of one launch: `units` work units handed out round-robin to the clusters (unit u to
 // cluster u % clusters); block r of a cluster computes tile row kCluster * p + r of the unit's tile
 // row group p. Units below full_units are whole 128x256 tiles (per block) in rasterised order; the
-// rest split the remaining tiles into two 128x128 halves each, so that a last, partial wave of whole
-// tiles becomes a wave half as long. Every output is computed by exactly one block, over all of K:
+// rest split the remaining tiles into `pieces` (2 or 4) pieces of 256 / pieces columns each, so that a
+// last, partial wave of whole tiles becomes a wave that much shorter. Every output is computed by exactly one block, over all of K:
 // the split changes which block computes an output, never its chain.
 struct KernelArgs {
   const float* bias;
@@ -94,14 +100,15 @@ struct KernelArgs {
   int M, N, K;
   unsigned tiles_m, tiles_n;
   unsigned full_units, units;
+  int pieces;  // the units past full_units: 256 / pieces columns of a tile each
   bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
   // Probe mode only: unit b is the 16x16 corner of the tile at (16b, 16b); C [units][16][16] is the
   // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d;
-  // probe_half: the units are 128-column halves (the m64n128k16 instruction).
+  // probe_width: the units' width, 256, 128 or 64 columns (the m64nNk16 instruction of that N).
   const float* probe_c;
   float* probe_d;
   int scale_d_first;
-  bool probe_half;
+  int probe_width;
   // dW only: with accumulate, every chain starts from y's current value instead of +0; for dw_gather,
   // the operands and the device index of the reduction order (row r is token rows[r]).
   bool accumulate;
@@ -112,14 +119,14 @@ struct KernelArgs {
 
 struct Unit {
   int m0, n0;
-  bool half;
+  int width;  // kBN, kHalfBN or kQuarterBN columns
 };
 
 template <bool kProbe, int kCluster>
 __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigned rank) {
-  if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), a.probe_half};
-  const bool half = u >= a.full_units;
-  const unsigned t = half ? a.full_units + (u - a.full_units) / 2 : u;
+  if constexpr (kProbe) return {16 * static_cast<int>(u), 16 * static_cast<int>(u), a.probe_width};
+  const bool piece = u >= a.full_units;
+  const unsigned t = piece ? a.full_units + (u - a.full_units) / a.pieces : u;
   // Rasterisation over groups of kCluster tile rows: 8 tile rows share each W tile while it is in L2.
   constexpr unsigned kGroup = 8 / kCluster;
   const unsigned group_rows = (a.tiles_m + kCluster - 1) / kCluster;
@@ -127,8 +134,9 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
   const unsigned first = (t / per_group) * kGroup;
   const unsigned rows = min(group_rows - first, kGroup);
   const unsigned in_group = t % per_group;
-  const int n0 = static_cast<int>(in_group / rows) * kBN + (half ? static_cast<int>((u - a.full_units) % 2) * kHalfBN : 0);
-  return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, half};
+  const int width = piece ? kBN / a.pieces : kBN;
+  const int n0 = static_cast<int>(in_group / rows) * kBN + (piece ? static_cast<int>((u - a.full_units) % a.pieces) * width : 0);
+  return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, width};
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -143,10 +151,13 @@ __device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t de
   constexpr int kTransA = kAMMajor<kOps> ? 1 : 0, kTransB = kBNMajor<kOps> ? 1 : 0;
   const std::uint64_t a = desc_x + static_cast<std::uint64_t>(kTransA ? 128 * kk : 2 * kk);
   const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kTransB ? 128 * kk : 2 * kk);
+  static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN, "an instruction N the probe covers");
   if constexpr (kWidth == kBN)
     sm90::wgmma_m64n256k16_bf16<kTransA, kTransB>(d, a, b, scale_d);
-  else
+  else if constexpr (kWidth == kHalfBN)
     sm90::wgmma_m64n128k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), a, b, scale_d);
+  else
+    sm90::wgmma_m64n64k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 8]>(&d[0]), a, b, scale_d);
 }
 
 template <int kWidth, Ops kOps>
@@ -204,7 +215,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     if constexpr (kOps == Ops::dw || kOps == Ops::dw_gather) {
       if (a.accumulate) {  // the chains continue from dW: the fragment layout of the stores below
         const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
-        const int width = w.half ? kHalfBN : kBN;
+        const int width = w.width;
 #pragma unroll
         for (int i = 0; i < kBN / 8; ++i) {
           const int col = w.n0 + 8 * i + 2 * (lane % 4);
@@ -236,7 +247,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
                                                    : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
-      if (w.half)
+      if (kQuarters<kOps> && w.width == kQuarterBN)
+        issue_k_tile<kQuarters<kOps> ? kQuarterBN : kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+      else if (w.width == kHalfBN)
         issue_k_tile<kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
       else
         issue_k_tile<kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
@@ -263,7 +276,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte
     // (bf16) access where the pair is inside N and aligned (a.paired_stores), else element by element.
     const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
-    const int width = w.half ? kHalfBN : kBN;
+    const int width = w.width;
 #pragma unroll
     for (int i = 0; i < kBN / 8; ++i) {
       const int col = w.n0 + 8 * i + 2 * (lane % 4);
@@ -344,7 +357,7 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
   for (unsigned u = cluster; u < a.units; u += clusters) {
     const Unit w = unit_at<false, 1>(a, u, 0);
     const int a_boxes = live_boxes(kBM, w.m0, a.M);
-    const int b_boxes = live_boxes(w.half ? kHalfBN : kBN, w.n0, a.N);
+    const int b_boxes = live_boxes(w.width, w.n0, a.N);
     int token[kRowsPerThread];
 #pragma unroll
     for (int q = 0; q < kRowsPerThread; ++q) token[q] = token_of(0, q);
@@ -386,13 +399,15 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 #endif
 
 // map_x and map_w per kOps (see Ops): forward: X [M, K] in boxes of kBM x kBK, W [N, K] in boxes of
-// kBN / kCluster (map_w) or kHalfBN / kCluster (map_w_half) rows x kBK; dx: G as X, and W [K, N] in
-// boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes of 64 columns x kBK rows;
-// dw_gather: no maps (the operands are in a). map_w_half is used by the forward only.
+// kBN / kCluster (map_w), kHalfBN / kCluster (map_w_half) or kQuarterBN / kCluster (map_w_quarter) rows x
+// kBK; dx: G as X, and W [K, N] in boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes
+// of 64 columns x kBK rows; dw_gather: no maps (the operands are in a). map_w_half and map_w_quarter are
+// used by the forward only.
 template <bool kProbe, int kCluster, Ops kOps>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                      const __grid_constant__ CUtensorMap map_w_half, const KernelArgs a) {
+                      const __grid_constant__ CUtensorMap map_w_half,
+                      const __grid_constant__ CUtensorMap map_w_quarter, const KernelArgs a) {
   static_assert(kOps == Ops::forward || kCluster == 1, "only the forward tile runs in clusters (W multicast)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -437,7 +452,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       int it = 0;
       for (unsigned u = cluster; u < a.units; u += clusters) {
         const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
-        const int w_rows = w.half ? kHalfBN : kBN;
+        const int w_rows = w.width;
         const int slice = w_rows / kCluster;  // the W rows this block loads for the whole cluster
         const int a_boxes = kAMMajor<kOps> ? live_boxes(kBM, w.m0, a.M) : 0;
         const int b_boxes = kBNMajor<kOps> ? live_boxes(w_rows, w.n0, a.N) : 0;
@@ -455,7 +470,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           } else {
             tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
-          const CUtensorMap* map = w.half ? &map_w_half : &map_w;
+          const CUtensorMap* map = w.width == kBN ? &map_w : w.width == kHalfBN ? &map_w_half : &map_w_quarter;
           if constexpr (kBNMajor<kOps>) {
 #pragma unroll 1
             for (int j = 0; j < b_boxes; ++j)
@@ -583,7 +598,7 @@ cudaError_t resident_clusters(int* clusters) {
 // as kOps says (Ops), maps already made (none for dw_gather, whose operands are in gather_*).
 struct GemmCall {
   const char* variant;  // for ORDO_TRACE_LAUNCH
-  CUtensorMap map_x, map_w, map_w_half;
+  CUtensorMap map_x, map_w, map_w_half, map_w_quarter;
   const float* bias;
   float* y;
   std::uint16_t* y_bf16;
@@ -619,9 +634,11 @@ cudaError_t launch_gemm(const GemmCall& c) {
   args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
   // A unit is a column of kCluster tiles, one per block of a cluster (wgmma_schedule: when the last
   // wave is at most half full, its units are split in halves).
-  const WgmmaSchedule schedule = wgmma_schedule(ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n}, clusters);
+  const WgmmaSchedule schedule =
+      wgmma_schedule(ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n}, clusters, kQuarters<kOps> ? 4 : 2);
   if (schedule.units > UINT32_MAX) return cudaErrorInvalidConfiguration;
   args.full_units = static_cast<unsigned>(schedule.full_units);
+  args.pieces = static_cast<int>(schedule.pieces);
   args.units = static_cast<unsigned>(schedule.units);
   const std::int64_t units = schedule.units;
   const bool split = schedule.units != schedule.full_units;
@@ -632,31 +649,37 @@ cudaError_t launch_gemm(const GemmCall& c) {
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
                  "%s)\n",
                  c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
-                 !split ? "no split" : schedule.full_units == 0 ? "every tile in halves" : "last wave in halves");
+                 !split                        ? "no split"
+                 : schedule.full_units == 0   ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
+                 : schedule.pieces == 4       ? "last wave in quarters"
+                                              : "last wave in halves");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
-  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half, args);
+  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half,
+                         c.map_w_quarter, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
 }
 
 template <int kCluster>
 cudaError_t launch_forward(const LaunchParams& p) {
-  GemmCall c{"sm90.fwd.bf16.wgmma.128x256x64", {}, {}, {}, p.bias, p.y, p.y_bf16, p.M, p.N, p.K, p.stream};
+  GemmCall c{"sm90.fwd.bf16.wgmma.128x256x64", {}, {}, {}, {}, p.bias, p.y, p.y_bf16, p.M, p.N, p.K, p.stream};
   // Each block of a cluster loads 1/kCluster of the W tile's rows for all of them.
   cudaError_t e = make_map(&c.map_x, p.x_bf16, p.M, p.K, kBM);
   if (e == cudaSuccess) e = make_map(&c.map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
   if (e == cudaSuccess) e = make_map(&c.map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
+  if (e == cudaSuccess) e = make_map(&c.map_w_quarter, p.w_bf16, p.N, p.K, kQuarterBN / kCluster);
   if (e != cudaSuccess) return e;
   return launch_gemm<kCluster, Ops::forward>(c);
 }
 
 }  // namespace
 
-WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters) {
+WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters, std::int64_t max_pieces) {
   const std::int64_t tail = units_whole % clusters;
-  if (tail == 0 || 2 * tail > clusters) return {units_whole, units_whole};
-  return {units_whole - tail, units_whole + tail};
+  if (tail == 0 || 2 * tail > clusters) return {units_whole, units_whole, 1};
+  const std::int64_t pieces = max_pieces >= 4 && 4 * tail <= clusters ? 4 : 2;
+  return {units_whole - tail, units_whole - tail + pieces * tail, pieces};
 }
 
 // Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
@@ -672,11 +695,11 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
 // dX [M, K] = G [M, N] W [N, K]: the tile's (M, N, K) are (M, K, N); G is the K-major A as X is in
 // the forward, W the N-major B. No bias, an FP32 output, single blocks.
 cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
-  GemmCall c{"sm90.bwd.dx.bf16.wgmma.128x256x64", {}, {}, {}, nullptr, p.dx, nullptr, p.M, p.K, p.N, p.stream};
+  GemmCall c{"sm90.bwd.dx.bf16.wgmma.128x256x64", {}, {}, {}, {}, nullptr, p.dx, nullptr, p.M, p.K, p.N, p.stream};
   cudaError_t e = make_map(&c.map_x, p.g_bf16, p.M, p.N, kBM);
   if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.w_bf16, p.N, p.K);
   if (e != cudaSuccess) return e;
-  c.map_w_half = c.map_w;
+  c.map_w_half = c.map_w_quarter = c.map_w;
   return launch_gemm<1, Ops::dx>(c);
 }
 
@@ -691,7 +714,7 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
   if (p.R == 0) {
     e = cudaMemsetAsync(p.dw, 0, static_cast<size_t>(p.N) * static_cast<size_t>(p.K) * sizeof(float), p.stream);
   } else {
-    GemmCall c{"sm90.bwd.dw.bf16.wgmma.128x256x64", {}, {}, {}, nullptr, p.dw, nullptr, p.N, p.K, p.R, p.stream};
+    GemmCall c{"sm90.bwd.dw.bf16.wgmma.128x256x64", {}, {}, {}, {}, nullptr, p.dw, nullptr, p.N, p.K, p.R, p.stream};
     c.accumulate = p.accumulate;
     if (p.rows != nullptr) {
       c.gather_g = p.g_bf16;
@@ -701,7 +724,7 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
-      c.map_w_half = c.map_w;
+      c.map_w_half = c.map_w_quarter = c.map_w;
       if (e == cudaSuccess) e = launch_gemm<1, Ops::dw>(c);
     }
   }
@@ -732,10 +755,11 @@ namespace {
 
 template <detail::Ops kOps>
 cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_b_half,
-                         const detail::KernelArgs& args, int tiles) {
+                         const CUtensorMap& map_b_quarter, const detail::KernelArgs& args, int tiles) {
   if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps>()) return e;
   detail::wgmma_gemm_kernel<true, 1, kOps>
-      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(map_a, map_b, map_b_half, args);
+      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(map_a, map_b, map_b_half, map_b_quarter,
+                                                                                args);
   return cudaGetLastError();
 }
 
@@ -751,6 +775,8 @@ const char* wgmma_form_name(WgmmaForm form) {
       return "wgmma.mma_async.m64n256k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
     case WgmmaForm::n128_a_m_major_b_n_major:
       return "wgmma.mma_async.m64n128k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
+    case WgmmaForm::n64_b_k_major: return "wgmma.mma_async.m64n64k16.bf16, B K-major";
+    case WgmmaForm::n64_b_n_major: return "wgmma.mma_async.m64n64k16.bf16, B N-major (imm-trans-b)";
   }
   return "?";
 }
@@ -759,9 +785,11 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
                             const std::vector<float>& c, std::vector<float>& d, int tiles, bool accumulator_disabled,
                             WgmmaForm form) {
   const bool m_major = form == WgmmaForm::n256_a_m_major_b_n_major || form == WgmmaForm::n128_a_m_major_b_n_major;
-  const bool n_major = m_major || form == WgmmaForm::n256_b_n_major || form == WgmmaForm::n128_b_n_major;
+  const bool n_major = m_major || form == WgmmaForm::n256_b_n_major || form == WgmmaForm::n128_b_n_major ||
+                       form == WgmmaForm::n64_b_n_major;
   const bool half = form == WgmmaForm::n128_b_k_major || form == WgmmaForm::n128_b_n_major ||
                     form == WgmmaForm::n128_a_m_major_b_n_major;
+  const bool quarter = form == WgmmaForm::n64_b_k_major || form == WgmmaForm::n64_b_n_major;
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -798,13 +826,15 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
       (e = cudaMemcpy(db.p, n_major ? b_n_major.data() : bt.data(), n * 2, cudaMemcpyHostToDevice)) ||
       (e = cudaMemcpy(dc.p, c.data(), n * 4, cudaMemcpyHostToDevice)) || (e = cudaMemset(dd.p, 0xA5, n * 4)))
     return cuda_status(e, "cudaMemcpy");
-  CUtensorMap map_a, map_b, map_b_half;
+  CUtensorMap map_a, map_b, map_b_half, map_b_quarter;
   const auto* b = static_cast<const std::uint16_t*>(db.p);
   const auto* a_dev = static_cast<const std::uint16_t*>(da.p);
   if ((e = m_major ? detail::make_n_major_map(&map_a, a_dev, 16, rows) : detail::make_map(&map_a, a_dev, rows, 16, detail::kBM)) ||
       (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows) : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
-                   : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)))
+                   : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)) ||
+      (e = n_major ? detail::make_n_major_map(&map_b_quarter, b, 16, rows)
+                   : detail::make_map(&map_b_quarter, b, rows, 16, detail::kQuarterBN)))
     return cuda_status(e, "cuTensorMapEncodeTiled");
   detail::KernelArgs args{};
   args.M = rows;
@@ -815,10 +845,10 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  args.probe_half = half;
-  e = m_major   ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, args, tiles)
-      : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, args, tiles)
-                : launch_probe<detail::Ops::forward>(map_a, map_b, map_b_half, args, tiles);
+  args.probe_width = quarter ? detail::kQuarterBN : half ? detail::kHalfBN : detail::kBN;
+  e = m_major   ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
+      : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
+                : launch_probe<detail::Ops::forward>(map_a, map_b, map_b_half, map_b_quarter, args, tiles);
   if (e || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");
   d.resize(n);
   if ((e = cudaMemcpy(d.data(), dd.p, n * 4, cudaMemcpyDeviceToHost))) return cuda_status(e, "cudaMemcpy");

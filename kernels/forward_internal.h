@@ -79,14 +79,16 @@ cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
 
 // How the wgmma tile (kernels/bf16_wgmma_128x256x64.cu) schedules `units_whole` units of whole
 // 128x256 tiles on `clusters` resident clusters: units below full_units are whole tiles, the rest (units -
-// full_units of them) 128x128 halves, two per tile. The last wave is split when it is at most half
-// full, which includes a grid of one partial wave at most half the GPU (M = 64, N = 5376: 21 tiles run
-// as 42 halves): the tail then costs half a wave of whole tiles. Every output is one block's chain
-// over all of K in every case; the split changes which block computes it, never its bits.
+// full_units of them) pieces of 256 / pieces columns, `pieces` per tile: 128x128 halves (m64n128k16)
+// when the last wave is at most half full, 128x64 quarters (m64n64k16; forward and dX) when it is at
+// most a quarter full. That includes a grid of one partial wave (M = 64, N = 5376: 21 tiles run as 84 quarters on 132
+// SMs): the tail then costs half or a quarter of a wave of whole tiles. Every output is one block's
+// chain over all of K in every case; the split changes which block computes it, never its bits.
 struct WgmmaSchedule {
-  std::int64_t full_units, units;
+  std::int64_t full_units, units, pieces;
 };
-WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters);
+// max_pieces: 4 (the forward and dX) or 2 (dW, halves only).
+WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters, std::int64_t max_pieces = 4);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }
