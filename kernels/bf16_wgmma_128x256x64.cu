@@ -675,13 +675,6 @@ cudaError_t launch_forward(const LaunchParams& p) {
 
 }  // namespace
 
-WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters, std::int64_t max_pieces) {
-  const std::int64_t tail = units_whole % clusters;
-  if (tail == 0 || 2 * tail > clusters) return {units_whole, units_whole, 1};
-  const std::int64_t pieces = max_pieces >= 4 && 4 * tail <= clusters ? 4 : 2;
-  return {units_whole - tail, units_whole - tail + pieces * tail, pieces};
-}
-
 // Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
 // TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an
 // H200) at the same speed within 3% there (reports/evidence/h200-17fe256-wgmma-uniform), so it stays

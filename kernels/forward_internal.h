@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "core/variant.h"
 #include "kernels/forward_api.h"
+#include "kernels/wgmma_schedule.h"
 
 namespace ordo::kernels::detail {
 
@@ -76,19 +77,6 @@ const std::vector<ByShapeTile>& by_shape_tiles();
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 // One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
-
-// How the wgmma tile (kernels/bf16_wgmma_128x256x64.cu) schedules `units_whole` units of whole
-// 128x256 tiles on `clusters` resident clusters: units below full_units are whole tiles, the rest (units -
-// full_units of them) pieces of 256 / pieces columns, `pieces` per tile: 128x128 halves (m64n128k16)
-// when the last wave is at most half full, 128x64 quarters (m64n64k16; forward and dX) when it is at
-// most a quarter full. That includes a grid of one partial wave (M = 64, N = 5376: 21 tiles run as 84 quarters on 132
-// SMs): the tail then costs half or a quarter of a wave of whole tiles. Every output is one block's
-// chain over all of K in every case; the split changes which block computes it, never its bits.
-struct WgmmaSchedule {
-  std::int64_t full_units, units, pieces;
-};
-// max_pieces: 4 (the forward and dX) or 2 (dW, halves only).
-WgmmaSchedule wgmma_schedule(std::int64_t units_whole, std::int64_t clusters, std::int64_t max_pieces = 4);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }

@@ -1,0 +1,54 @@
+// The Hopper wgmma tile's work schedule (kernels/wgmma_schedule.h) on the H200's 132 SMs, on the shapes
+// docs/bf16-wgmma.md tabulates: which units are whole tiles, halves or quarters. The GPU test
+// KernelProperties.WgmmaRowBitsDoNotChangeAcrossTheScheduleSwitchPoints checks that none of it changes bits.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "kernels/wgmma_schedule.h"
+
+namespace ordo::kernels::detail {
+namespace {
+
+constexpr std::int64_t kSms = 132;
+
+void expect_schedule(std::int64_t units_whole, std::int64_t max_pieces, std::int64_t full, std::int64_t units,
+                     std::int64_t pieces) {
+  const WgmmaSchedule s = wgmma_schedule(units_whole, kSms, max_pieces);
+  EXPECT_EQ(s.full_units, full) << units_whole << " whole units";
+  EXPECT_EQ(s.units, units) << units_whole << " whole units";
+  EXPECT_EQ(s.pieces, pieces) << units_whole << " whole units";
+}
+
+TEST(WgmmaSchedule, SplitsOnlyALastWaveAtMostHalfFull) {
+  expect_schedule(21, 4, 0, 84, 4);       // M = 64, N = 5376: one wave of 21 tiles, 84 quarters
+  expect_schedule(21, 2, 0, 42, 2);       // the same grid in dW: halves at most
+  expect_schedule(63, 4, 0, 126, 2);      // M = 384 (or M = 64, N = 16128): 126 halves
+  expect_schedule(84, 4, 84, 84, 1);      // more than half the GPU: whole tiles
+  expect_schedule(132, 4, 132, 132, 1);   // one full wave
+  expect_schedule(147, 4, 132, 192, 4);   // a tail of 15 in quarters
+  expect_schedule(168, 4, 132, 204, 2);   // M = 1024, N = 5376: a tail of 36 in halves
+  expect_schedule(336, 4, 336, 336, 1);   // a tail of 72, more than half: whole
+  expect_schedule(672, 4, 660, 708, 4);   // M = 4096, N = 5376: a tail of 12 in quarters
+  expect_schedule(672, 2, 660, 684, 2);
+  expect_schedule(0, 4, 0, 0, 1);         // no tile (validation never launches it)
+}
+
+// Every output belongs to exactly one unit: whole units plus pieces cover the tiles once.
+TEST(WgmmaSchedule, UnitsCoverEveryTileOnce) {
+  for (std::int64_t whole = 1; whole <= 2000; ++whole)
+    for (const std::int64_t max_pieces : {2, 4}) {
+      const WgmmaSchedule s = wgmma_schedule(whole, kSms, max_pieces);
+      ASSERT_TRUE(s.pieces == 1 || s.pieces == 2 || s.pieces == 4);
+      ASSERT_LE(s.pieces, max_pieces);
+      ASSERT_EQ(s.full_units + (s.units - s.full_units) / s.pieces, whole);
+      ASSERT_EQ((s.units - s.full_units) % s.pieces, 0);
+      // Pieces are the last wave only, whole waves before it, and they fit in one wave of the GPU.
+      if (s.pieces == 1) continue;
+      ASSERT_LE(s.units - s.full_units, kSms);
+      ASSERT_EQ(s.full_units % kSms, 0);
+    }
+}
+
+}  // namespace
+}  // namespace ordo::kernels::detail
