@@ -91,8 +91,8 @@ static_assert(kNMajorBoxBytes % 1024 == 0 && kBN % kNMajorBoxColumns == 0,
 // cluster u % clusters); block r of a cluster computes tile row kCluster * p + r of the unit's tile
 // row group p. Units below full_units are whole 128x256 tiles (per block) in rasterised order; the
 // rest split the remaining tiles into `pieces` (2 or 4) pieces of 256 / pieces columns each, so that a
-// last, partial wave of whole tiles becomes a wave that much shorter. Every output is computed by exactly one block, over all of K:
-// the split changes which block computes an output, never its chain.
+// last, partial wave of whole tiles becomes a wave that much shorter. Every output is computed by
+// exactly one block, over all of K: the split changes which block computes an output, never its chain.
 struct KernelArgs {
   const float* bias;
   float* y;
@@ -135,7 +135,8 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
   const unsigned rows = min(group_rows - first, kGroup);
   const unsigned in_group = t % per_group;
   const int width = piece ? kBN / a.pieces : kBN;
-  const int n0 = static_cast<int>(in_group / rows) * kBN + (piece ? static_cast<int>((u - a.full_units) % a.pieces) * width : 0);
+  const int piece_index = piece ? static_cast<int>((u - a.full_units) % a.pieces) : 0;
+  const int n0 = static_cast<int>(in_group / rows) * kBN + piece_index * width;
   return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, width};
 }
 
@@ -649,10 +650,10 @@ cudaError_t launch_gemm(const GemmCall& c) {
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
                  "%s)\n",
                  c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
-                 !split                        ? "no split"
-                 : schedule.full_units == 0   ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
-                 : schedule.pieces == 4       ? "last wave in quarters"
-                                              : "last wave in halves");
+                 !split                      ? "no split"
+                 : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
+                 : schedule.pieces == 4     ? "last wave in quarters"
+                                            : "last wave in halves");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
   e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half,

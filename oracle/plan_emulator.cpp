@@ -620,7 +620,8 @@ std::vector<float> emulate_dot(const ReductionPlan& plan, const ForwardProblem& 
         for (std::int64_t m = rb0 * kFmaRows; m < std::min(p.M, rb1 * kFmaRows); ++m) {
           const float* first = y.data() + m * p.N + n0;
           const float* last = y.data() + m * p.N + std::min(p.N, n0 + (two ? 2 : 1) * kLanes) - 1;
-          for (const float* line = first; line <= last; line += 16) _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
+          for (const float* line = first; line <= last; line += 16)
+            _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
           _mm_prefetch(reinterpret_cast<const char*>(last), _MM_HINT_T1);
         }
         float out[kFmaBlocksPerTask][2 * kFmaRows][kLanes];
