@@ -42,6 +42,15 @@ void CublasReference::gemm(DType operand, DType out, const Shape& s, const void*
                "cublasGemmEx");
 }
 
+void CublasReference::gemm_dx_f32(const Shape& s, const float* g, const float* w, float* dx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
+  // Column-major: dX^T [K,M] = W^T [K,N] * G^T [N,M]; row-major W [N,K] is column-major W^T (ld K), row-major
+  // G [M,N] is column-major G^T (ld N).
+  check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, K, M, N, &one, w, K, g, N, &zero, dx, K),
+               "cublasSgemm (dX)");
+}
+
 std::string CublasReference::describe(DType operand, DType out) {
   if (operand == DType::f32) return "cublasSgemm CUBLAS_DEFAULT_MATH (no TF32)";
   return std::string("cublasGemmEx bf16 x bf16 -> ") + (out == DType::bf16 ? "CUDA_R_16BF" : "CUDA_R_32F") +

@@ -25,6 +25,10 @@ class CublasReference {
   // Exits 1 on a cuBLAS error.
   void gemm(DType operand, DType out, const Shape& s, const void* x, const void* w, void* y);
 
+  // Enqueues dX [M,K] (row-major) = G [M,N] * W [N,K] with cublasSgemm (the data gradient of the forward
+  // shape s). Exits 1 on a cuBLAS error.
+  void gemm_dx_f32(const Shape& s, const float* g, const float* w, float* dx);
+
   // What gemm() calls for these dtypes, for the table header and the JSON.
   static std::string describe(DType operand, DType out);
 

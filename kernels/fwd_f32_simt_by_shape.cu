@@ -31,6 +31,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/backward_internal.h"
 #include "kernels/cp_async.cuh"
@@ -51,10 +53,17 @@ struct ByShapeArgs {
   unsigned tiles_q;
 };
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB>
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB, int WN>
 struct Tile {
   static constexpr int kThreadsN = BN / TN;
   static constexpr int kThreads = (BM / TM) * kThreadsN;
+  // A warp's lanes: kWarpM rows of WN threads of the thread grid. With at most eight distinct rows of each
+  // operand per warp (4 x 8 or 8 x 4), every float4 read of a staged slab is one shared-memory wavefront.
+  static constexpr int kWarpM = 32 / WN;
+  static constexpr int kWarpsN = kThreadsN / WN;
+  // Groups of 4 steps read ahead into registers: enough to cover the shared-memory latency (about 30
+  // cycles) with the FMAs of one thread's chains, one group of 4 dependent steps taking 4 x 4 cycles.
+  static constexpr int kDepth = TM * TN >= 8 ? 2 : 4;
   static constexpr int kLd = BK + 4;  // padded row of a reduction-contiguous staged slab, in floats
   static constexpr int kAFloats = BM * kLd;
   static constexpr int kBFloats = kLB == BLayout::reduction_contiguous ? BN * kLd : BK * BN;
@@ -65,15 +74,19 @@ struct Tile {
   static_assert(kThreads >= 32 && kThreads <= 256, "one to eight warps");
   static_assert(kThreads % 32 == 0, "whole warps");
   static_assert(kSharedBytes <= 48 * 1024, "static shared memory");
-  static_assert(STAGES >= 2, "a ring of at least two slabs");
+  static_assert(STAGES >= 3, "a ring of at least three slabs: slab s + 1 is resident while slab s is computed");
+  static_assert(32 % WN == 0 && kThreadsN % WN == 0 && (BM / TM) % kWarpM == 0, "warps tile the thread grid");
+  static_assert((BK / 4) % kDepth == 0, "the register ring wraps at slab boundaries");
 };
 
-// The 16-byte copies of one thread into a slab, set up once: each with its source pointer at slab 0, its
-// advance per slab, its place in a stage, its reduction offset in the slab and whether its row (or its
-// columns) exist. Per slab only the reduction bound and the pointer's advance are computed, so the loader
-// costs a few instructions per copy. A copy past R, past the matrix or past the last slab zero-fills its
-// bytes (they are never read as terms: the last slab runs only its real steps, and a slab past the last
-// one fills a buffer that no later slab reads).
+// The 16-byte copies of one thread into a slab, set up once: each with its source pointer at the next slab
+// it fills, its advance per slab, its place in a stage, and the first slab it does not fill (0 when its row,
+// or its columns, do not exist; else the first slab whose reduction offset for this copy reaches R). Per
+// slab a copy then costs a compare, a 64-bit add and the copy itself: the measured small tiles spent about
+// half their stall samples in a loader that recomputed its bounds per slab (ncu source counters,
+// reports/evidence/). A copy past its end zero-fills its bytes from the last address it read (they are
+// never read as terms: the last slab runs only its real steps, and a slab past the last one fills a buffer
+// that no later slab reads). Slabs are issued in order, once each.
 template <class T, int BM, int BN, int BK, BLayout kLB>
 struct VecSlabLoader {
   static constexpr bool kBRc = kLB == BLayout::reduction_contiguous;
@@ -83,48 +96,54 @@ struct VecSlabLoader {
   static constexpr int kIters = (kCopies + T::kThreads - 1) / T::kThreads;
   const float* src[kIters];
   std::size_t step[kIters];
-  int dst[kIters], roff[kIters];
-  bool live[kIters];
+  int dst[kIters], end[kIters];
   bool exists = true;  // the thread's last copy (the others always exist)
+  int slab = 0;        // the next slab to issue
 
-  __device__ __forceinline__ VecSlabLoader(const ByShapeArgs& a, int m0, int n0, int tid) {
+  __device__ __forceinline__ VecSlabLoader(const ByShapeArgs& a, int m0, int n0, int tid, int slabs) {
 #pragma unroll
     for (int it = 0; it < kIters; ++it) {
       const int c = it * T::kThreads + tid;
+      bool live;
+      int roff;
       if (c < kACopies) {
         const int row = c / (BK / 4), r = (c % (BK / 4)) * 4;
-        live[it] = m0 + row < a.P;
-        src[it] = a.a + (live[it] ? static_cast<std::size_t>(m0 + row) * a.lda + r : 0);
+        live = m0 + row < a.P;
+        src[it] = a.a + (live ? static_cast<std::size_t>(m0 + row) * a.lda + r : 0);
         step[it] = BK;
         dst[it] = row * T::kLd + r;
-        roff[it] = r;
+        roff = r;
       } else if (kBRc) {
         const int cb = c - kACopies, col = cb / (BK / 4), r = (cb % (BK / 4)) * 4;
-        live[it] = c < kCopies && n0 + col < a.Q;
-        src[it] = a.b + (live[it] ? static_cast<std::size_t>(n0 + col) * a.ldb + r : 0);
+        live = c < kCopies && n0 + col < a.Q;
+        src[it] = a.b + (live ? static_cast<std::size_t>(n0 + col) * a.ldb + r : 0);
         step[it] = BK;
         dst[it] = T::kAFloats + col * T::kLd + r;
-        roff[it] = r;
+        roff = r;
       } else {
         const int cb = c - kACopies, r = cb / (BN / 4), col = (cb % (BN / 4)) * 4;
-        live[it] = c < kCopies && n0 + col < a.Q;  // Q % 4 == 0 here: four columns in or out together
-        src[it] = a.b + (live[it] ? static_cast<std::size_t>(r) * a.ldb + n0 + col : 0);
+        live = c < kCopies && n0 + col < a.Q;  // Q % 4 == 0 here: four columns in or out together
+        src[it] = a.b + (live ? static_cast<std::size_t>(r) * a.ldb + n0 + col : 0);
         step[it] = static_cast<std::size_t>(BK) * a.ldb;
         dst[it] = T::kAFloats + r * BN + col;
-        roff[it] = r;
+        roff = r;
       }
+      // Reduction-contiguous copies hold 4 steps, R % 4 == 0 on this path: all in or all out. Copy it fills
+      // slab s iff s * BK + roff < R and s < slabs.
+      end[it] = live && roff < a.R ? std::min(slabs, (a.R - roff + BK - 1) / BK) : 0;
       if (it == kIters - 1) exists = c < kCopies;
     }
   }
-  __device__ __forceinline__ void issue(float* ring, int stage, int slab, int slabs, int R) const {
+  __device__ __forceinline__ void issue(float* ring, int stage) {
     float* base = ring + stage * T::kStageFloats;
 #pragma unroll
     for (int it = 0; it < kIters; ++it) {
       if (kCopies % T::kThreads != 0 && it == kIters - 1 && !exists) continue;
-      // Reduction-contiguous copies hold 4 steps, R % 4 == 0 on this path: all in or all out.
-      const bool ok = live[it] && slab < slabs && slab * BK + roff[it] < R;
-      cp_async16(base + dst[it], ok ? src[it] + static_cast<std::size_t>(slab) * step[it] : src[it], ok);
+      const bool ok = slab < end[it];
+      cp_async16(base + dst[it], src[it], ok);
+      if (slab + 1 < end[it]) src[it] += step[it];  // never past the last slab it fills
     }
+    ++slab;
   }
 };
 
@@ -166,6 +185,68 @@ __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ri
 template <int BN, int TN, BLayout kLB>
 __device__ __forceinline__ int tile_column(int tx, int j) {
   return kLB == BLayout::reduction_contiguous ? tx + j * (BN / TN) : tx * TN + j;
+}
+
+// The operands of 4 consecutive steps of one thread's TM x TN chains, read from a staged slab: a float4 of
+// each A row, and a float4 of each B column (reduction-contiguous B) or the thread's TN columns of 4 B
+// rows (output-contiguous B).
+template <int TM, int TN, BLayout kLB>
+struct Group {
+  float4 x[TM];
+  float w[4][TN];
+};
+
+template <class T, int BM, int BN, int TM, int TN, BLayout kLB>
+__device__ __forceinline__ void read_group(Group<TM, TN, kLB>& g, const float* as, const float* bs, int ty, int tx,
+                                           int kk) {
+  constexpr int kRowStep = BM / TM;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) g.x[i] = *reinterpret_cast<const float4*>(as + (ty + i * kRowStep) * T::kLd + kk);
+  if constexpr (kLB == BLayout::reduction_contiguous) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const float4 v = *reinterpret_cast<const float4*>(bs + tile_column<BN, TN, kLB>(tx, j) * T::kLd + kk);
+      g.w[0][j] = v.x, g.w[1][j] = v.y, g.w[2][j] = v.z, g.w[3][j] = v.w;
+    }
+  } else {
+    // Bs[r][col]: this thread's TN columns are contiguous, one row per step.
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float* row = bs + (kk + q) * BN + tx * TN;
+      if constexpr (TN % 4 == 0) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(row + j);
+          g.w[q][j] = v.x, g.w[q][j + 1] = v.y, g.w[q][j + 2] = v.z, g.w[q][j + 3] = v.w;
+        }
+      } else if constexpr (TN % 2 == 0) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 2) {
+          const float2 v = *reinterpret_cast<const float2*>(row + j);
+          g.w[q][j] = v.x, g.w[q][j + 1] = v.y;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) g.w[q][j] = row[j];
+      }
+    }
+  }
+}
+
+// Steps [0, steps) of a group, ascending, for every chain of this thread.
+template <int TM, int TN, BLayout kLB>
+__device__ __forceinline__ void fma_group(float (&acc)[TM][TN], const Group<TM, TN, kLB>& g, int steps = 4) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (q >= steps) break;
+#pragma unroll
+    for (int j = 0; j < TN; ++j)
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const float x = q == 0 ? g.x[i].x : q == 1 ? g.x[i].y : q == 2 ? g.x[i].z : g.x[i].w;
+        acc[i][j] = __fmaf_rn(x, g.w[q][j], acc[i][j]);
+      }
+  }
 }
 
 // The steps [0, steps) of one staged slab, ascending, for every chain of this thread.
@@ -226,13 +307,35 @@ __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* 
   }
 }
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB, bool kVec>
-__global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThreads)
+// The last slab when it is partial: its `steps` < BK real steps, read group by group.
+template <class T, int BM, int BN, int TM, int TN, int BK, BLayout kLB>
+__device__ __forceinline__ void compute_partial_slab(float (&acc)[TM][TN], const float* as, const float* bs, int ty,
+                                                     int tx, int steps) {
+#pragma unroll 1
+  for (int kk = 0; kk < steps; kk += 4) {
+    Group<TM, TN, kLB> g;
+    read_group<T, BM, BN, TM, TN, kLB>(g, as, bs, ty, tx, kk);
+    fma_group(acc, g, steps - kk);
+  }
+}
+
+// fn(std::integral_constant<int, i>) for i = 0 .. n - 1, in order.
+template <class Fn, int... kI>
+__device__ __forceinline__ void for_each_index(std::integer_sequence<int, kI...>, Fn&& fn) {
+  (fn(std::integral_constant<int, kI>{}), ...);
+}
+
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB, int WN, bool kRing, bool kVec>
+__global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>::kThreads)
     f32_by_shape_kernel(const ByShapeArgs a) {
-  using T = Tile<BM, BN, TM, TN, BK, STAGES, kLB>;
+  using T = Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>;
+  using G = Group<TM, TN, kLB>;
+  constexpr int kGroups = BK / 4, kDepth = T::kDepth;
   __shared__ __align__(16) float ring[STAGES * T::kStageFloats];
   const int tid = static_cast<int>(threadIdx.x);
-  const int tx = tid % T::kThreadsN, ty = tid / T::kThreadsN;
+  const int lane = tid % 32, warp = tid / 32;
+  const int tx = (warp % T::kWarpsN) * WN + lane % WN;
+  const int ty = (warp / T::kWarpsN) * T::kWarpM + lane / WN;
   const int m0 = static_cast<int>(blockIdx.x / a.tiles_q) * BM;
   const int n0 = static_cast<int>(blockIdx.x % a.tiles_q) * BN;
   const int slabs = (a.R + BK - 1) / BK;
@@ -245,10 +348,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThread
 
   // Prologue: the first STAGES - 1 slabs in flight, one commit group each (empty past the last slab, so
   // that the group count, and with it the wait below, is the same for every slab).
-  const VecSlabLoader<T, BM, BN, BK, kLB> loader(a, m0, n0, tid);
+  VecSlabLoader<T, BM, BN, BK, kLB> loader(a, m0, n0, tid, slabs);
   const auto load = [&](int stage, int slab) {
     if constexpr (kVec)
-      loader.issue(ring, stage, slab, slabs, a.R);
+      (void)slab, loader.issue(ring, stage);  // slabs are issued in order: slab == loader.slab
     else
       load_slab_scalar<T, BM, BN, BK, kLB>(a, ring, stage, slab, slabs, m0, n0, tid);
   };
@@ -257,21 +360,70 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThread
     load(s, s);
     cp_async_commit();
   }
-  for (int s = 0; s < slabs; ++s) {
-    cp_async_wait<STAGES - 2>();  // slab s has landed (for this thread's copies) ...
-    __syncthreads();              // ... and for everyone's; every thread is done with slab s - 1
-    // Unconditional (a slab past the last zero-fills a buffer no later slab reads), so that the copies
-    // share a basic block with the FMAs below and issue in the shadow of their latency.
-    const int next = s + STAGES - 1;
-    load(next % STAGES, next);
-    cp_async_commit();
-    const float* as = ring + (s % STAGES) * T::kStageFloats;
-    const float* bs = as + T::kAFloats;
-    const int steps = a.R - s * BK;
-    if (steps >= BK)
-      compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK);
-    else
-      compute_slab<T, BM, BN, TM, TN, BK, kLB, false>(acc, as, bs, ty, tx, steps);
+  if constexpr (!kRing) {
+    // Each slab's operands read from shared memory as its FMAs need them (the compiler schedules the reads);
+    // the wait is STAGES - 2 slabs ahead.
+    for (int s = 0; s < slabs; ++s) {
+      cp_async_wait<STAGES - 2>();  // slab s has landed (for this thread's copies) ...
+      __syncthreads();              // ... and for everyone's; every thread is done with slab s - 1
+      // Unconditional (a slab past the last zero-fills a buffer no later slab reads), so that the copies
+      // share a basic block with the FMAs below and issue in the shadow of their latency.
+      const int next = s + STAGES - 1;
+      load(next % STAGES, next);
+      cp_async_commit();
+      const float* as = ring + (s % STAGES) * T::kStageFloats;
+      const float* bs = as + T::kAFloats;
+      const int steps = a.R - s * BK;
+      if (steps >= BK)
+        compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK);
+      else
+        compute_slab<T, BM, BN, TM, TN, BK, kLB, false>(acc, as, bs, ty, tx, steps);
+    }
+  } else {
+    // The operands of the next kDepth groups, read ahead into registers; in the last groups of a slab they
+    // come from the next slab, which is resident by then (the wait below is one slab ahead). So neither the
+    // shared-memory latency nor the slab boundary stalls the chains, only the one barrier per slab.
+    G ahead[kDepth];
+    cp_async_wait<STAGES - 3>();  // slabs 0 and 1 have landed (for this thread's copies) ...
+    __syncthreads();              // ... and for everyone's
+#pragma unroll
+    for (int d = 0; d < kDepth; ++d)
+      read_group<T, BM, BN, TM, TN, kLB>(ahead[d], ring, ring + T::kAFloats, ty, tx, 4 * d);
+    for (int s = 0; s < slabs; ++s) {
+      if (s > 0) {
+        cp_async_wait<STAGES - 3>();  // slabs s and s + 1 have landed (for this thread's copies) ...
+        __syncthreads();              // ... and for everyone's; every thread is done reading slab s - 1
+      }
+      // Unconditional (a slab past the last zero-fills a buffer no later slab reads), so that the copies
+      // share a basic block with the FMAs below and issue in the shadow of their latency. The buffer is
+      // slab s - 1's.
+      const int next = s + STAGES - 1;
+      load(next % STAGES, next);
+      cp_async_commit();
+      const float* as = ring + (s % STAGES) * T::kStageFloats;
+      const float* bs = as + T::kAFloats;
+      const int steps = a.R - s * BK;
+      if (steps >= BK) {
+        const float* as_next = ring + ((s + 1) % STAGES) * T::kStageFloats;
+        const float* bs_next = as_next + T::kAFloats;
+        // The ring's index is a template argument (a register array indexed at run time would live in local
+        // memory, and the compiler does not always unroll a loop over it).
+#pragma unroll
+        for (int g0 = 0; g0 < kGroups; g0 += kDepth)
+          for_each_index(std::make_integer_sequence<int, kDepth>{}, [&](auto d) {
+            fma_group(acc, ahead[d]);
+            // Past the last slab, or into a partial one, this reads resident bytes that no FMA uses: the
+            // partial slab reads its own operands.
+            const int g_next = g0 + d + kDepth;
+            if (g_next < kGroups)
+              read_group<T, BM, BN, TM, TN, kLB>(ahead[d], as, bs, ty, tx, 4 * g_next);
+            else
+              read_group<T, BM, BN, TM, TN, kLB>(ahead[d], as_next, bs_next, ty, tx, 4 * (g_next - kGroups));
+          });
+      } else {
+        compute_partial_slab<T, BM, BN, TM, TN, BK, kLB>(acc, as, bs, ty, tx, steps);
+      }
+    }
   }
   cp_async_wait<0>();  // nothing may be in flight into shared memory when the block exits
 
@@ -287,38 +439,36 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThread
     }
   }
 }
-
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-template <int BM, int BN, int TM, int TN, int BK, int STAGES, BLayout kLB>
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, int WN, bool kRing, BLayout kLB>
 cudaError_t launch_args(ByShapeArgs a, bool vec, cudaStream_t stream) {
   a.tiles_q = static_cast<unsigned>(ceil_div(a.Q, BN));
   const auto blocks = static_cast<unsigned>(ceil_div(a.P, BM) * a.tiles_q);
   void* args[] = {&a};
-  constexpr int kThreads = Tile<BM, BN, TM, TN, BK, STAGES, kLB>::kThreads;
-  const cudaError_t e =
-      vec ? cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, true>, dim3(blocks),
-                             dim3(kThreads), args, 0, stream)
-          : cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, false>, dim3(blocks),
-                             dim3(kThreads), args, 0, stream);
+  constexpr int kThreads = Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>::kThreads;
+  const cudaError_t e = vec ? cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, WN, kRing, true>,
+                                               dim3(blocks), dim3(kThreads), args, 0, stream)
+                            : cudaLaunchKernel(&f32_by_shape_kernel<BM, BN, TM, TN, BK, STAGES, kLB, WN, kRing, false>,
+                                               dim3(blocks), dim3(kThreads), args, 0, stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
 }
 
 // Forward: out = Y [M,N], A = X [M,K], B = W [N,K] reduction-contiguous, R = K.
-template <int BM, int BN, int TM, int TN, int BK, int STAGES>
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, int WN, bool kRing>
 cudaError_t launch_tile(const LaunchParams& p) {
   const ByShapeArgs a{p.x, p.w, p.bias, p.y, p.K, p.K, p.M, p.N, p.K, 0};
   const bool vec = p.K % 4 == 0 && aligned16(p.x) && aligned16(p.w);
-  return launch_args<BM, BN, TM, TN, BK, STAGES, BLayout::reduction_contiguous>(a, vec, p.stream);
+  return launch_args<BM, BN, TM, TN, BK, STAGES, WN, kRing, BLayout::reduction_contiguous>(a, vec, p.stream);
 }
 
 // dX: out = dX [M,K], A = G [M,N], B(j = k, r = n) = W [N,K] output-contiguous, R = N.
-template <int BM, int BN, int TM, int TN, int BK, int STAGES>
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, int WN, bool kRing>
 cudaError_t launch_dx_tile(const BackwardDataLaunch& p) {
   const ByShapeArgs a{p.g, p.w, nullptr, p.dx, p.N, p.K, p.M, p.K, p.N, 0};
   const bool vec = p.N % 4 == 0 && p.K % 4 == 0 && aligned16(p.g) && aligned16(p.w);
-  return launch_args<BM, BN, TM, TN, BK, STAGES, BLayout::output_contiguous>(a, vec, p.stream);
+  return launch_args<BM, BN, TM, TN, BK, STAGES, WN, kRing, BLayout::output_contiguous>(a, vec, p.stream);
 }
 
 int sm_count_of_current_device(cudaError_t* e) {
@@ -338,35 +488,69 @@ struct DxTileEntry {
   BackwardDataLaunchFn launch;
 };
 
-#define ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST) \
-  ByShapeTile { #BM "x" #BN "x" #BK ".t" #TM "x" #TN ".s" #ST, BM, BN, TM, TN, BK, ST, (BM / TM) * (BN / TN) }
+// A tile's warps are kWarpM x WN patches of its thread grid; the plain entries keep whole rows of up to 32
+// threads in a warp (WN = min(32, BN / TN)), the ".wMxN" entries name their patch.
+constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
+#define ORDO_TILE_NAME(BM, BN, TM, TN, BK, ST) #BM "x" #BN "x" #BK ".t" #TM "x" #TN ".s" #ST
+#define ORDO_TILE(ENTRY, LAUNCH, SUFFIX, BM, BN, TM, TN, BK, ST, WN, RING)                                     \
+  ENTRY {                                                                                                      \
+    ByShapeTile{ORDO_TILE_NAME(BM, BN, TM, TN, BK, ST) SUFFIX, BM, BN, TM, TN, BK, ST, (BM / TM) * (BN / TN)}, \
+        &LAUNCH<BM, BN, TM, TN, BK, ST, WN, RING>                                                              \
+  }
+// Plain entries: whole rows of the thread grid in a warp, operands read as the FMAs need them. ".wMxN":
+// warps of M x N threads. ".r": operands read kDepth groups ahead into registers, across slab boundaries.
 #define ORDO_BY_SHAPE_TILE(BM, BN, TM, TN, BK, ST) \
-  TileEntry { ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST), &launch_tile<BM, BN, TM, TN, BK, ST> }
+  ORDO_TILE(TileEntry, launch_tile, "", BM, BN, TM, TN, BK, ST, row_warp(BN, TN), false)
+#define ORDO_BY_SHAPE_TILE_W(BM, BN, TM, TN, BK, ST, WM, WN) \
+  ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN, BM, BN, TM, TN, BK, ST, WN, false)
+#define ORDO_BY_SHAPE_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
+  ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
 #define ORDO_DX_TILE(BM, BN, TM, TN, BK, ST) \
-  DxTileEntry { ORDO_TILE_INFO(BM, BN, TM, TN, BK, ST), &launch_dx_tile<BM, BN, TM, TN, BK, ST> }
+  ORDO_TILE(DxTileEntry, launch_dx_tile, "", BM, BN, TM, TN, BK, ST, row_warp(BN, TN), false)
+#define ORDO_DX_TILE_W(BM, BN, TM, TN, BK, ST, WM, WN) \
+  ORDO_TILE(DxTileEntry, launch_dx_tile, ".w" #WM "x" #WN, BM, BN, TM, TN, BK, ST, WN, false)
+#define ORDO_DX_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
+  ORDO_TILE(DxTileEntry, launch_dx_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
 
 // Ordered from the most operand reuse per FMA to the least. The first entry is the production 128x128
 // tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so the same bits, and the fastest tile once
-// the grid has waves to spare.
+// the grid has waves to spare. The others are the tiles that measured best for the shapes the rule gives
+// them (the sweep of every candidate, reports/evidence/h200-*-fp32-tiles/): the 64x32 tile reads ahead into
+// registers (short-scoreboard stalls on shared memory were its largest cost), the 8x32 tile runs 2 chains
+// per thread in warps of 4 x 8 threads.
 const TileEntry kTiles[] = {
     TileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256}, &launch_fwd_f32_simt_128x128x16},
-    ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),  ORDO_BY_SHAPE_TILE(64, 32, 4, 4, 16, 4),
-    ORDO_BY_SHAPE_TILE(32, 64, 4, 4, 16, 4),  ORDO_BY_SHAPE_TILE(32, 32, 4, 2, 32, 4),
-    ORDO_BY_SHAPE_TILE(16, 32, 2, 2, 32, 6),  ORDO_BY_SHAPE_TILE(8, 32, 1, 1, 64, 4),
-    ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),  ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
+    ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),
+    ORDO_BY_SHAPE_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
+    ORDO_BY_SHAPE_TILE(32, 64, 4, 4, 16, 4),
+    ORDO_BY_SHAPE_TILE(32, 32, 4, 2, 32, 4),
+    ORDO_BY_SHAPE_TILE(16, 32, 2, 2, 32, 6),
+    ORDO_BY_SHAPE_TILE_W(8, 32, 2, 1, 64, 4, 4, 8),
+    ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),
+    ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
 };
 // dX: the same shapes of tile (the output-contiguous B stages BK x BN), led by the production 128x128 dX
-// tile (kernels/bwd_f32_simt_128x128x16.cu).
+// tile (kernels/bwd_f32_simt_128x128x16.cu); its 8x32 tile reads ahead into registers (measured faster for
+// dX, slower for the forward).
 const DxTileEntry kDxTiles[] = {
     DxTileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256}, &launch_bwd_dx_f32_simt_128x128x16},
-    ORDO_DX_TILE(64, 64, 4, 4, 16, 4),  ORDO_DX_TILE(64, 32, 4, 4, 16, 4),
-    ORDO_DX_TILE(32, 64, 4, 4, 16, 4),  ORDO_DX_TILE(32, 32, 4, 2, 32, 4),
-    ORDO_DX_TILE(16, 32, 2, 2, 32, 6),  ORDO_DX_TILE(8, 32, 1, 1, 64, 4),
-    ORDO_DX_TILE(16, 16, 1, 1, 64, 4),  ORDO_DX_TILE(4, 16, 1, 1, 128, 4),
+    ORDO_DX_TILE(64, 64, 4, 4, 16, 4),
+    ORDO_DX_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
+    ORDO_DX_TILE(32, 64, 4, 4, 16, 4),
+    ORDO_DX_TILE(32, 32, 4, 2, 32, 4),
+    ORDO_DX_TILE(16, 32, 2, 2, 32, 6),
+    ORDO_DX_TILE_R(8, 32, 2, 1, 64, 4, 4, 8),
+    ORDO_DX_TILE(16, 16, 1, 1, 64, 4),
+    ORDO_DX_TILE(4, 16, 1, 1, 128, 4),
 };
+#undef ORDO_DX_TILE_R
+#undef ORDO_DX_TILE_W
 #undef ORDO_DX_TILE
+#undef ORDO_BY_SHAPE_TILE_R
+#undef ORDO_BY_SHAPE_TILE_W
 #undef ORDO_BY_SHAPE_TILE
-#undef ORDO_TILE_INFO
+#undef ORDO_TILE
+#undef ORDO_TILE_NAME
 constexpr int kDxTileCount = static_cast<int>(sizeof kDxTiles / sizeof kDxTiles[0]);
 constexpr int kTileCount = static_cast<int>(sizeof kTiles / sizeof kTiles[0]);
 

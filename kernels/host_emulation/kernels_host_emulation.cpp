@@ -39,10 +39,14 @@ float contract_chain(const LaunchParams& p, int m, int n) {
 enum class Family { uniform, tiny_signed_zero, with_inf, with_nan };
 const char* family_name(Family f) {
   switch (f) {
-    case Family::uniform: return "uniform";
-    case Family::tiny_signed_zero: return "tiny(-0)";
-    case Family::with_inf: return "inf";
-    case Family::with_nan: return "nan";
+    case Family::uniform:
+      return "uniform";
+    case Family::tiny_signed_zero:
+      return "tiny(-0)";
+    case Family::with_inf:
+      return "inf";
+    case Family::with_nan:
+      return "nan";
   }
   return "?";
 }
@@ -57,10 +61,14 @@ void check_dx(const char* name, ordo::kernels::detail::BackwardDataLaunchFn laun
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   auto value = [&](std::size_t i, bool is_w) -> float {
     switch (fam) {
-      case Family::tiny_signed_zero: return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);
-      case Family::with_inf: return i % 17 == 3 ? INFINITY : u(rng);
-      case Family::with_nan: return i % 23 == 5 ? NAN : u(rng);
-      case Family::uniform: break;
+      case Family::tiny_signed_zero:
+        return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);
+      case Family::with_inf:
+        return i % 17 == 3 ? INFINITY : u(rng);
+      case Family::with_nan:
+        return i % 23 == 5 ? NAN : u(rng);
+      case Family::uniform:
+        break;
     }
     return u(rng);
   };
@@ -93,8 +101,8 @@ void check_dx(const char* name, ordo::kernels::detail::BackwardDataLaunchFn laun
   for (std::size_t i = static_cast<size_t>(M) * K + offset; i < ds.size(); ++i) outside += ds[i] != sentinel;
   const bool ok = outside == 0 && differ == 0;
   failures += !ok;
-  std::printf("%-6s %-28s M=%4d N=%4d K=%4d dX     %s %-9s %ld/%ld differ, %ld outside dx\n", ok ? "ok" : "FAIL", name, M,
-              N, K, offset ? "scalar" : "vec4  ", family_name(fam), differ, static_cast<long>(M) * K, outside);
+  std::printf("%-6s %-28s M=%4d N=%4d K=%4d dX     %s %-9s %ld/%ld differ, %ld outside dx\n", ok ? "ok" : "FAIL", name,
+              M, N, K, offset ? "scalar" : "vec4  ", family_name(fam), differ, static_cast<long>(M) * K, outside);
 }
 
 int g_dx_tile = 0;
@@ -115,10 +123,14 @@ void check(const char* name, LaunchFn launch, int M, int N, int K, bool bias, in
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   auto value = [&](std::size_t i, bool is_w) -> float {
     switch (fam) {
-      case Family::tiny_signed_zero: return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);  // products underflow
-      case Family::with_inf: return i % 17 == 3 ? INFINITY : u(rng);
-      case Family::with_nan: return i % 23 == 5 ? NAN : u(rng);
-      case Family::uniform: break;
+      case Family::tiny_signed_zero:
+        return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);  // products underflow
+      case Family::with_inf:
+        return i % 17 == 3 ? INFINITY : u(rng);
+      case Family::with_nan:
+        return i % 23 == 5 ? NAN : u(rng);
+      case Family::uniform:
+        break;
     }
     return u(rng);
   };
@@ -193,8 +205,11 @@ int main() {
   for (int t = 0; t < static_cast<int>(tiles.size()); ++t) {
     g_by_shape_tile = t;
     const std::string name = std::string("by-shape ") + tiles[static_cast<std::size_t>(t)].name;
-    for (const Shape s : {Shape{1, 1, 1}, Shape{tiles[static_cast<std::size_t>(t)].bm + 3, tiles[static_cast<std::size_t>(t)].bn + 1, 37},
-                          Shape{5, 33, 200}, Shape{9, 17, 4}})
+    // 3 BK + 5 steps: full slabs back to back (the registers read ahead cross from one into the next), then
+    // a partial one.
+    const auto& tile = tiles[static_cast<std::size_t>(t)];
+    for (const Shape s : {Shape{1, 1, 1}, Shape{tile.bm + 3, tile.bn + 1, 37}, Shape{5, 33, 200}, Shape{9, 17, 4},
+                          Shape{6, 9, 3 * tile.bk + 5}})
       for (int offset = 0; offset < 2; ++offset)
         check(name.c_str(), launch_one_by_shape_tile, s.M, s.N, s.K, true, offset, Family::uniform);
     for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
@@ -207,8 +222,10 @@ int main() {
     g_dx_tile = t;
     const auto& tile = dx_tiles[static_cast<std::size_t>(t)];
     const std::string name = std::string("dx by-shape ") + tile.name;
-    for (const Shape s : {Shape{1, 1, 1}, Shape{tile.bm + 3, 37, tile.bn + 1}, Shape{5, 200, 36}, Shape{9, 4, 17}})
-      for (int offset = 0; offset < 2; ++offset) check_dx(name.c_str(), launch_one_dx_tile, s.M, s.N, s.K, offset, Family::uniform);
+    for (const Shape s : {Shape{1, 1, 1}, Shape{tile.bm + 3, 37, tile.bn + 1}, Shape{5, 200, 36}, Shape{9, 4, 17},
+                          Shape{6, 3 * tile.bk + 5, 12}})
+      for (int offset = 0; offset < 2; ++offset)
+        check_dx(name.c_str(), launch_one_dx_tile, s.M, s.N, s.K, offset, Family::uniform);
     for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
       for (int N : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
         check_dx(name.c_str(), launch_one_dx_tile, 3, N, 8, N % 2, fam);
@@ -219,18 +236,30 @@ int main() {
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
   // The rule on the seed's shapes with the H200's 132 SMs picks the tiles measured best or near it
-  // (reports/evidence/h200-ec46e69-by-shape-tiles/): a change of the table or the rule shows here.
+  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-*-fp32-tiles/): a change of the table or the rule shows here.
   struct Pick {
     int M, N;
     const char* tile;
   };
-  for (const Pick& k : {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t1x1.s4"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
-                        Pick{16384, 32, "64x32x16.t4x4.s4"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
-                        Pick{1024, 5376, "128x128x16 (production)"}, Pick{16384, 5376, "128x128x16 (production)"}}) {
+  for (const Pick& k :
+       {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
+        Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
+        Pick{1024, 5376, "128x128x16 (production)"}, Pick{16384, 5376, "128x128x16 (production)"}}) {
     const std::string got = by_shape_tiles()[static_cast<std::size_t>(choose_by_shape_tile(k.M, k.N, 5376, 132))].name;
     const bool ok = got == k.tile;
     failures += !ok;
-    std::printf("%-6s by-shape rule M=%d N=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(), k.tile);
+    std::printf("%-6s by-shape rule M=%d N=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(),
+                k.tile);
+  }
+  // dX [M, K] of the same shapes: K plays the forward's N (dX [M, 32] reduces over N = 5376).
+  for (const Pick& k : {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8.r"},
+                        Pick{4096, 32, "32x32x32.t4x2.s4"}, Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"}}) {
+    const std::string got =
+        dx_by_shape_tiles()[static_cast<std::size_t>(choose_dx_by_shape_tile(k.M, 5376, k.N, 132))].name;
+    const bool ok = got == k.tile;
+    failures += !ok;
+    std::printf("%-6s dX by-shape rule M=%d K=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(),
+                k.tile);
   }
   check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
