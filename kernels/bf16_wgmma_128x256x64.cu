@@ -23,17 +23,17 @@
 //
 // The order (the contract): the FP32 accumulators start at +0 (dW with accumulate: at dW) and are the
 // C operand of every instruction (scale-d = 1), k ascending in steps of 16; TMA (and the gather) fill
-// elements past M, N or K with +0, so the last step's missing products are zero products. A 64-wide k tile past K's last 16-wide step
-// issues no instruction for it (ceil(K/16) steps in all, as the contract's chain has). The bias is
+// elements past M, N or K with +0, so the last step's missing products are zero products. A 64-wide k tile past K's
+// last 16-wide step issues no instruction for it (ceil(K/16) steps in all, as the contract's chain has). The bias is
 // added once after the chain with __fadd_rn; Y is FP32, or BF16 with one __float2bfloat16_rn.
 //
 // Needs K % 8 == 0 and 16-byte aligned X and W (TMA: row strides are multiples of 16 bytes); for dX
 // and dW, every operand row (N % 8 == 0 and K % 8 == 0). The variants declare it, and validation
 // refuses other calls.
 #include <cuda.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <algorithm>
 #include <cstdint>
@@ -68,13 +68,19 @@ constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUS
 //              (dW's (N, K, tokens) named as (M, N, K));
 //   dw_gather: dw with row r of both read from token rows[r]: the producer warpgroup copies 16-byte
 //              chunks with cp.async into the layout TMA would have written (a gather, never a copy of G or X).
-enum class Ops { forward, dx, dw, dw_gather };
+//   dw_accumulate, dw_gather_accumulate: the same with every chain starting from dW's current value. Kernels
+//              of their own, because loading the start values into the accumulators makes ptxas serialize
+//              every wgmma of the kernel (its C7515 diagnostic, seen on the dW kernels until they were
+//              split): the kernels without accumulate start from +0 and keep the wgmma pipeline.
+enum class Ops { forward, dx, dw, dw_gather, dw_accumulate, dw_gather_accumulate };
 template <Ops o>
 constexpr bool kBNMajor = o != Ops::forward;
 template <Ops o>
-constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather;
+constexpr bool kAccumulates = o == Ops::dw_accumulate || o == Ops::dw_gather_accumulate;
 template <Ops o>
-constexpr bool kGathered = o == Ops::dw_gather;
+constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather || kAccumulates<o>;
+template <Ops o>
+constexpr bool kGathered = o == Ops::dw_gather || o == Ops::dw_gather_accumulate;
 // Whether the tile splits a tail into 64-column quarters (m64n64k16): the forward and dX. Not dW, whose
 // grids (its N x K outputs, weight-sized) are rarely a quarter wave.
 template <Ops o>
@@ -100,7 +106,7 @@ struct KernelArgs {
   int M, N, K;
   unsigned tiles_m, tiles_n;
   unsigned full_units, units;
-  int pieces;  // the units past full_units: 256 / pieces columns of a tile each
+  int pieces;          // the units past full_units: 256 / pieces columns of a tile each
   bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
   // Probe mode only: unit b is the 16x16 corner of the tile at (16b, 16b); C [units][16][16] is the
   // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d;
@@ -162,12 +168,11 @@ __device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t de
 }
 
 template <int kWidth, Ops kOps>
-__device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w,
-                                             int steps, int first_scale_d) {
+__device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int steps,
+                                             int first_scale_d) {
   if (steps == kBK / 16) {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk)
-      issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16 - 1; ++kk)
@@ -213,7 +218,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
           for (int v = 0; v < 4; ++v) d[4 * i + v] = cb[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2];
       }
     }
-    if constexpr (kOps == Ops::dw || kOps == Ops::dw_gather) {
+    if constexpr (kAccumulates<kOps>) {
       if (a.accumulate) {  // the chains continue from dW: the fragment layout of the stores below
         const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
         const int width = w.width;
@@ -241,11 +246,11 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kStages) & 1));
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
-      const std::uint64_t desc_x = kAMMajor<kOps>
-                                       ? smem_desc_n_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK, kNMajorBoxBytes)
-                                       : smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
+      const std::uint64_t desc_x =
+          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK, kNMajorBoxBytes)
+                         : smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
       const std::uint64_t desc_w = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + s * kBN * kBK, kNMajorBoxBytes)
-                                                   : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
+                                                  : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if (kQuarters<kOps> && w.width == kQuarterBN)
@@ -299,7 +304,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
           const std::uint16_t u0 = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
           const std::uint16_t u1 = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
           if (pair) {
-            *reinterpret_cast<std::uint32_t*>(a.y_bf16 + at) = static_cast<std::uint32_t>(u0) | (std::uint32_t{u1} << 16);
+            *reinterpret_cast<std::uint32_t*>(a.y_bf16 + at) =
+                static_cast<std::uint32_t>(u0) | (std::uint32_t{u1} << 16);
           } else {
             a.y_bf16[at] = u0;
             if (col + 1 < a.N) a.y_bf16[at + 1] = u1;
@@ -371,7 +377,8 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 #pragma unroll 1
       for (int box = 0; box < a_boxes + b_boxes; ++box) {
         const bool is_a = box < a_boxes;
-        const int col = (is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns) + chunk * 8;
+        const int col =
+            (is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns) + chunk * 8;
         const int ld = is_a ? a.M : a.N;
         const std::uint16_t* base = is_a ? a.gather_g : a.gather_x;
         std::uint16_t* tile = is_a ? x_tiles + s * kBM * kBK + box * kNMajorBoxColumns * kBK
@@ -407,16 +414,16 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 template <bool kProbe, int kCluster, Ops kOps>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                      const __grid_constant__ CUtensorMap map_w_half,
-                      const __grid_constant__ CUtensorMap map_w_quarter, const KernelArgs a) {
+                      const __grid_constant__ CUtensorMap map_w_half, const __grid_constant__ CUtensorMap map_w_quarter,
+                      const KernelArgs a) {
   static_assert(kOps == Ops::forward || kCluster == 1, "only the forward tile runs in clusters (W multicast)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
   // 128-byte swizzled TMA tiles must start on a 1024-byte boundary.
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
-                                                         ~std::uintptr_t{1023});
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
   auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
   auto* w_tiles = x_tiles + kStages * kBM * kBK;
   auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
@@ -479,7 +486,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                           w.n0 + j * kNMajorBoxColumns, kt * kBK);
           } else if constexpr (kCluster > 1) {
             tma_load_2d_multicast(w_tiles + s * kBN * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
-                                  w.n0 + static_cast<int>(rank) * slice, static_cast<std::uint16_t>((1u << kCluster) - 1));
+                                  w.n0 + static_cast<int>(rank) * slice,
+                                  static_cast<std::uint16_t>((1u << kCluster) - 1));
           } else {
             tma_load_2d(w_tiles + s * kBN * kBK, map, &full[s], kt * kBK, w.n0);
           }
@@ -630,8 +638,8 @@ cudaError_t launch_gemm(const GemmCall& c) {
   args.rows = c.rows;
   args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
   args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kBN));
-  const std::uintptr_t y_address = c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16)
-                                                       : reinterpret_cast<std::uintptr_t>(c.y);
+  const std::uintptr_t y_address =
+      c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16) : reinterpret_cast<std::uintptr_t>(c.y);
   args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
   // A unit is a column of kCluster tiles, one per block of a cluster (wgmma_schedule: when the last
   // wave is at most half full, its units are split in halves).
@@ -650,7 +658,7 @@ cudaError_t launch_gemm(const GemmCall& c) {
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
                  "%s)\n",
                  c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
-                 !split                      ? "no split"
+                 !split                     ? "no split"
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
                  : schedule.pieces == 4     ? "last wave in quarters"
                                             : "last wave in halves");
@@ -714,12 +722,12 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
       c.gather_g = p.g_bf16;
       c.gather_x = p.x_bf16;
       c.rows = p.rows;
-      e = launch_gemm<1, Ops::dw_gather>(c);
+      e = p.accumulate ? launch_gemm<1, Ops::dw_gather_accumulate>(c) : launch_gemm<1, Ops::dw_gather>(c);
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
       c.map_w_half = c.map_w_quarter = c.map_w;
-      if (e == cudaSuccess) e = launch_gemm<1, Ops::dw>(c);
+      if (e == cudaSuccess) e = p.accumulate ? launch_gemm<1, Ops::dw_accumulate>(c) : launch_gemm<1, Ops::dw>(c);
     }
   }
   if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);
@@ -739,8 +747,8 @@ struct DeviceBuffer {
 };
 
 Status cuda_status(cudaError_t e, const char* what) {
-  return Status::error(StatusCode::launch_failed, std::string(what) + ": " + cudaGetErrorName(e) + ": " +
-                                                      cudaGetErrorString(e));
+  return Status::error(StatusCode::launch_failed,
+                       std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace
@@ -751,9 +759,8 @@ template <detail::Ops kOps>
 cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_b_half,
                          const CUtensorMap& map_b_quarter, const detail::KernelArgs& args, int tiles) {
   if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps>()) return e;
-  detail::wgmma_gemm_kernel<true, 1, kOps>
-      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(map_a, map_b, map_b_half, map_b_quarter,
-                                                                                args);
+  detail::wgmma_gemm_kernel<true, 1, kOps><<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(
+      map_a, map_b, map_b_half, map_b_quarter, args);
   return cudaGetLastError();
 }
 
@@ -761,16 +768,22 @@ cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, con
 
 const char* wgmma_form_name(WgmmaForm form) {
   switch (form) {
-    case WgmmaForm::n256_b_k_major: return "wgmma.mma_async.m64n256k16.bf16, B K-major";
-    case WgmmaForm::n128_b_k_major: return "wgmma.mma_async.m64n128k16.bf16, B K-major";
-    case WgmmaForm::n256_b_n_major: return "wgmma.mma_async.m64n256k16.bf16, B N-major (imm-trans-b)";
-    case WgmmaForm::n128_b_n_major: return "wgmma.mma_async.m64n128k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n256_b_k_major:
+      return "wgmma.mma_async.m64n256k16.bf16, B K-major";
+    case WgmmaForm::n128_b_k_major:
+      return "wgmma.mma_async.m64n128k16.bf16, B K-major";
+    case WgmmaForm::n256_b_n_major:
+      return "wgmma.mma_async.m64n256k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n128_b_n_major:
+      return "wgmma.mma_async.m64n128k16.bf16, B N-major (imm-trans-b)";
     case WgmmaForm::n256_a_m_major_b_n_major:
       return "wgmma.mma_async.m64n256k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
     case WgmmaForm::n128_a_m_major_b_n_major:
       return "wgmma.mma_async.m64n128k16.bf16, A M-major, B N-major (imm-trans-a, imm-trans-b)";
-    case WgmmaForm::n64_b_k_major: return "wgmma.mma_async.m64n64k16.bf16, B K-major";
-    case WgmmaForm::n64_b_n_major: return "wgmma.mma_async.m64n64k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n64_b_k_major:
+      return "wgmma.mma_async.m64n64k16.bf16, B K-major";
+    case WgmmaForm::n64_b_n_major:
+      return "wgmma.mma_async.m64n64k16.bf16, B N-major (imm-trans-b)";
   }
   return "?";
 }
@@ -799,8 +812,8 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
     return Status::error(StatusCode::no_device, cudaGetErrorString(e));
   }
   if (major * 10 + minor != 90)
-    return Status::error(StatusCode::unsupported_device, "wgmma is an sm_90a instruction; this device is sm_" +
-                                                             std::to_string(major * 10 + minor));
+    return Status::error(StatusCode::unsupported_device,
+                         "wgmma is an sm_90a instruction; this device is sm_" + std::to_string(major * 10 + minor));
   DeviceBuffer da, db, dc, dd;
   if ((e = cudaMalloc(&da.p, n * 2)) || (e = cudaMalloc(&db.p, n * 2)) || (e = cudaMalloc(&dc.p, n * 4)) ||
       (e = cudaMalloc(&dd.p, n * 4)))
@@ -823,8 +836,10 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   CUtensorMap map_a, map_b, map_b_half, map_b_quarter;
   const auto* b = static_cast<const std::uint16_t*>(db.p);
   const auto* a_dev = static_cast<const std::uint16_t*>(da.p);
-  if ((e = m_major ? detail::make_n_major_map(&map_a, a_dev, 16, rows) : detail::make_map(&map_a, a_dev, rows, 16, detail::kBM)) ||
-      (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows) : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
+  if ((e = m_major ? detail::make_n_major_map(&map_a, a_dev, 16, rows)
+                   : detail::make_map(&map_a, a_dev, rows, 16, detail::kBM)) ||
+      (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows)
+                   : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
                    : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_quarter, b, 16, rows)
