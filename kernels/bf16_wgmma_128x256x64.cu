@@ -68,19 +68,18 @@ constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUS
 //              (dW's (N, K, tokens) named as (M, N, K));
 //   dw_gather: dw with row r of both read from token rows[r]: the producer warpgroup copies 16-byte
 //              chunks with cp.async into the layout TMA would have written (a gather, never a copy of G or X).
-//   dw_accumulate, dw_gather_accumulate: the same with every chain starting from dW's current value. Kernels
-//              of their own, because loading the start values into the accumulators makes ptxas serialize
-//              every wgmma of the kernel (its C7515 diagnostic, seen on the dW kernels until they were
-//              split): the kernels without accumulate start from +0 and keep the wgmma pipeline.
-enum class Ops { forward, dx, dw, dw_gather, dw_accumulate, dw_gather_accumulate };
+//   dw_pipelined: dw always from +0 (no accumulate). Loading start values into the accumulators (dw and
+//              dw_gather with accumulate) makes ptxas serialize every wgmma of the kernel (its C7515
+//              diagnostic); this kernel has no such load and keeps the wgmma pipeline.
+enum class Ops { forward, dx, dw, dw_gather, dw_pipelined };
 template <Ops o>
 constexpr bool kBNMajor = o != Ops::forward;
 template <Ops o>
-constexpr bool kAccumulates = o == Ops::dw_accumulate || o == Ops::dw_gather_accumulate;
+constexpr bool kLoadsStartValues = o == Ops::dw || o == Ops::dw_gather;
 template <Ops o>
-constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather || kAccumulates<o>;
+constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather || o == Ops::dw_pipelined;
 template <Ops o>
-constexpr bool kGathered = o == Ops::dw_gather || o == Ops::dw_gather_accumulate;
+constexpr bool kGathered = o == Ops::dw_gather;
 // Whether the tile splits a tail into 64-column quarters (m64n64k16): the forward and dX. Not dW, whose
 // grids (its N x K outputs, weight-sized) are rarely a quarter wave.
 template <Ops o>
@@ -218,7 +217,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
           for (int v = 0; v < 4; ++v) d[4 * i + v] = cb[(lane / 4 + 8 * (v / 2)) * 16 + 8 * i + 2 * (lane % 4) + v % 2];
       }
     }
-    if constexpr (kAccumulates<kOps>) {
+    if constexpr (kLoadsStartValues<kOps>) {
       if (a.accumulate) {  // the chains continue from dW: the fragment layout of the stores below
         const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
         const int width = w.width;
@@ -705,6 +704,14 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
   return launch_gemm<1, Ops::dx>(c);
 }
 
+// Which dW kernel runs: the bits are the same (every chain starts at +0, or at dW with accumulate, and runs
+// over the same tokens in the same order), only the speed differs. Measured on the H200 against the kernel
+// whose wgmma ptxas serializes (reports/evidence/h200-e29902d-dw-split/): without accumulate the pipelined
+// in-place kernel is faster from 4096 tokens (1.32 -> 1.21x cuBLAS at 4096 x 5376 x 4096, 1.36 -> 1.15x at
+// 16384) and slower below (64 tokens: 1.27 -> 1.76x; 1024: 1.36 -> 1.41x); a pipelined gathered kernel was
+// slower or equal at every size, so the gathered path keeps the one kernel.
+constexpr int kPipelinedDwFromTokens = 4096;
+
 // dW [N, K] = G^T X over the R active tokens: the tile's (M, N, K) are (N, K, R); G [T, N] is the
 // M-major A and X [T, K] the N-major B, read in place by TMA (rows 0..R-1, R = T) or, with p.rows,
 // gathered token by token. Then db by the BF16 baseline's db kernel (the same chain of single additions).
@@ -722,12 +729,14 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
       c.gather_g = p.g_bf16;
       c.gather_x = p.x_bf16;
       c.rows = p.rows;
-      e = p.accumulate ? launch_gemm<1, Ops::dw_gather_accumulate>(c) : launch_gemm<1, Ops::dw_gather>(c);
+      e = launch_gemm<1, Ops::dw_gather>(c);  // see kPipelinedDwFromTokens
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
       c.map_w_half = c.map_w_quarter = c.map_w;
-      if (e == cudaSuccess) e = p.accumulate ? launch_gemm<1, Ops::dw_accumulate>(c) : launch_gemm<1, Ops::dw>(c);
+      if (e == cudaSuccess)
+        e = !p.accumulate && p.R >= kPipelinedDwFromTokens ? launch_gemm<1, Ops::dw_pipelined>(c)
+                                                           : launch_gemm<1, Ops::dw>(c);
     }
   }
   if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);
