@@ -84,9 +84,9 @@ struct Tile {
 // or its columns, do not exist; else the first slab whose reduction offset for this copy reaches R). Per
 // slab a copy then costs a compare, a 64-bit add and the copy itself: the measured small tiles spent about
 // half their stall samples in a loader that recomputed its bounds per slab (ncu source counters,
-// reports/evidence/). A copy past its end zero-fills its bytes from the last address it read (they are
-// never read as terms: the last slab runs only its real steps, and a slab past the last one fills a buffer
-// that no later slab reads). Slabs are issued in order, once each.
+// reports/evidence/h200-7fbabab-fp32-tiles/ncu/). A copy past its end zero-fills its bytes from the last
+// address it read (they are never read as terms: the last slab runs only its real steps, and a slab past the
+// last one fills a buffer that no later slab reads). Slabs are issued in order, once each.
 template <class T, int BM, int BN, int BK, BLayout kLB>
 struct VecSlabLoader {
   static constexpr bool kBRc = kLB == BLayout::reduction_contiguous;
@@ -515,7 +515,7 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
 // Ordered from the most operand reuse per FMA to the least. The first entry is the production 128x128
 // tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so the same bits, and the fastest tile once
 // the grid has waves to spare. The others are the tiles that measured best for the shapes the rule gives
-// them (the sweep of every candidate, reports/evidence/h200-*-fp32-tiles/): the 64x32 tile reads ahead into
+// them (the sweep of every candidate, reports/evidence/h200-7fbabab-fp32-tiles/): the 64x32 tile reads ahead into
 // registers (short-scoreboard stalls on shared memory were its largest cost), the 8x32 tile runs 2 chains
 // per thread in warps of 4 x 8 threads.
 const TileEntry kTiles[] = {

@@ -236,7 +236,8 @@ int main() {
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
   // The rule on the seed's shapes with the H200's 132 SMs picks the tiles measured best or near it
-  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-*-fp32-tiles/): a change of the table or the rule shows here.
+  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-7fbabab-fp32-tiles/): a change of the table or the
+  // rule shows here.
   struct Pick {
     int M, N;
     const char* tile;
