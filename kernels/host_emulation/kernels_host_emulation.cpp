@@ -53,25 +53,29 @@ const char* family_name(Family f) {
 
 int failures = 0;
 
+// Element i of an operand (W when is_w) of family fam; draws from u only where the family does, so the
+// sequence of values is the one every check has used.
+float family_value(Family fam, std::size_t i, bool is_w, std::uniform_real_distribution<float>& u, std::mt19937& rng) {
+  switch (fam) {
+    case Family::tiny_signed_zero:
+      return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);  // products underflow
+    case Family::with_inf:
+      return i % 17 == 3 ? INFINITY : u(rng);
+    case Family::with_nan:
+      return i % 23 == 5 ? NAN : u(rng);
+    case Family::uniform:
+      break;
+  }
+  return u(rng);
+}
+
 // dX = G W of a dX launcher against the contract's chain dx[m,k] = fma over n ascending from +0, on the
 // shapes and families of check(); nothing outside dx may be written.
 void check_dx(const char* name, ordo::kernels::detail::BackwardDataLaunchFn launch, int M, int N, int K, int offset,
               Family fam) {
   std::mt19937 rng(static_cast<unsigned>(M * 131 + N * 7 + K));
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  auto value = [&](std::size_t i, bool is_w) -> float {
-    switch (fam) {
-      case Family::tiny_signed_zero:
-        return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);
-      case Family::with_inf:
-        return i % 17 == 3 ? INFINITY : u(rng);
-      case Family::with_nan:
-        return i % 23 == 5 ? NAN : u(rng);
-      case Family::uniform:
-        break;
-    }
-    return u(rng);
-  };
+  auto value = [&](std::size_t i, bool is_w) { return family_value(fam, i, is_w, u, rng); };
   const float sentinel = 12345.0f;
   std::vector<float> gs(static_cast<size_t>(M) * N + 8), ws(static_cast<size_t>(N) * K + 8),
       ds(static_cast<size_t>(M) * K + 8, sentinel);
@@ -121,19 +125,7 @@ void check(const char* name, LaunchFn launch, int M, int N, int K, bool bias, in
            bool expect_equal = true) {
   std::mt19937 rng(static_cast<unsigned>(M * 131 + N * 7 + K));
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  auto value = [&](std::size_t i, bool is_w) -> float {
-    switch (fam) {
-      case Family::tiny_signed_zero:
-        return is_w ? 1e-30f : (i % 2 ? -1e-30f : 1e-30f);  // products underflow
-      case Family::with_inf:
-        return i % 17 == 3 ? INFINITY : u(rng);
-      case Family::with_nan:
-        return i % 23 == 5 ? NAN : u(rng);
-      case Family::uniform:
-        break;
-    }
-    return u(rng);
-  };
+  auto value = [&](std::size_t i, bool is_w) { return family_value(fam, i, is_w, u, rng); };
   const float sentinel = 12345.0f;
   std::vector<float> xs(static_cast<size_t>(M) * K + 8), ws(static_cast<size_t>(N) * K + 8), bs(static_cast<size_t>(N)),
       ys(static_cast<size_t>(M) * N + 8, sentinel);
