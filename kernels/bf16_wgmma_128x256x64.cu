@@ -55,11 +55,29 @@ namespace {
 
 constexpr int kBM = 128, kBN = 256, kBK = 64;
 constexpr int kHalfBN = kBN / 2, kQuarterBN = kBN / 4;
-constexpr int kStages = 4;
+constexpr int kBN168 = static_cast<int>(kWgmmaUnit168);  // the forward's other unit width
 constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kStageBytes = (kBM + kBN) * kBK * 2;
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
+// The shared-memory ring of a kernel whose widest unit is kRingW columns: per stage one 128 x 64 A tile
+// and one kRingW x 64 B tile, as many stages as fit in the 227 KB of an sm_90 block. The general kernel
+// (kRingW = 256) holds 4 stages of 48 KB. Two kernels run one unit width each, chosen by the launcher:
+//   * kRingW = 64, a grid that is all 128x64 quarters (M <= 128 with a one-wave grid: M = 64, N = 5376):
+//     8 stages of 24 KB. At one 64-column unit per SM the speed is what a block keeps in flight (the
+//     consumers hold two stages, the rest are loads in flight), so twice the stages keep twice the bytes
+//     in flight;
+//   * kRingW = 168, the forward's 128x168 units (wgmma_forward_unit_width: M = 1024, N = 5376): 6 stages
+//     of 37 KB.
+template <int kRingW>
+struct Ring {
+  static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168, "the general ring or one unit width's ring");
+  static constexpr int stages = kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
+  static constexpr int stage_bytes = (kBM + kRingW) * kBK * 2;
+  static constexpr int smem_bytes = stages * stage_bytes + 2 * stages * 8 + 1024;  // + barriers + alignment slack
+};
+static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
+                  Ring<256>::smem_bytes <= 227 * 1024,
+              "an sm_90 block has at most 227 KB of shared memory");
+constexpr int kStages = Ring<kBN>::stages;  // the general ring (the probe and dW run only on it)
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
 // What the tile multiplies, and how its operands reach shared memory:
 //   forward:   A = X [M, K] K-major, B = W [N, K] K-major, both by TMA;
@@ -105,7 +123,8 @@ struct KernelArgs {
   int M, N, K;
   unsigned tiles_m, tiles_n;
   unsigned full_units, units;
-  int pieces;          // the units past full_units: 256 / pieces columns of a tile each
+  int pieces;          // the units past full_units: unit_n / pieces columns of a tile each
+  int unit_n;          // a whole unit's columns: 256, or 168 (the forward's 128x168 kernel, no pieces)
   bool paired_stores;  // N even and Y aligned to two elements: column pairs are stored as one access
   // Probe mode only: unit b is the 16x16 corner of the tile at (16b, 16b); C [units][16][16] is the
   // accumulators' start value, D [units][16][16] the result, scale_d_first the first instruction's scale-d;
@@ -124,7 +143,7 @@ struct KernelArgs {
 
 struct Unit {
   int m0, n0;
-  int width;  // kBN, kHalfBN or kQuarterBN columns
+  int width;  // kBN, kHalfBN, kQuarterBN or kBN168 columns
 };
 
 template <bool kProbe, int kCluster>
@@ -139,9 +158,9 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
   const unsigned first = (t / per_group) * kGroup;
   const unsigned rows = min(group_rows - first, kGroup);
   const unsigned in_group = t % per_group;
-  const int width = piece ? kBN / a.pieces : kBN;
+  const int width = piece ? a.unit_n / a.pieces : a.unit_n;
   const int piece_index = piece ? static_cast<int>((u - a.full_units) % a.pieces) : 0;
-  const int n0 = static_cast<int>(in_group / rows) * kBN + piece_index * width;
+  const int n0 = static_cast<int>(in_group / rows) * a.unit_n + piece_index * width;
   return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, width};
 }
 
@@ -151,31 +170,35 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
 // (wgmma in a conditional block makes ptxas insert a warpgroup.arrive before it, warning C7519.)
 // A k step of 16 moves the descriptors' start addresses (16-byte units): +32 bytes inside the 128-byte
 // rows of a K-major tile, +16 rows of 128 bytes (2048 bytes) down an N-major one.
-template <int kWidth, Ops kOps>
-__device__ __forceinline__ void issue_step(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int kk,
+template <int kWidth, Ops kOps, int kRegs>
+__device__ __forceinline__ void issue_step(float (&d)[kRegs], std::uint64_t desc_x, std::uint64_t desc_w, int kk,
                                            int scale_d) {
+  static_assert(kWidth / 2 <= kRegs, "the accumulators hold the instruction's N / 2 values per thread");
   constexpr int kTransA = kAMMajor<kOps> ? 1 : 0, kTransB = kBNMajor<kOps> ? 1 : 0;
   const std::uint64_t a = desc_x + static_cast<std::uint64_t>(kTransA ? 128 * kk : 2 * kk);
   const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kTransB ? 128 * kk : 2 * kk);
-  static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN, "an instruction N the probe covers");
-  if constexpr (kWidth == kBN)
-    sm90::wgmma_m64n256k16_bf16<kTransA, kTransB>(d, a, b, scale_d);
+  static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN || kWidth == kBN168,
+                "an instruction N the probe covers");
+  if constexpr (kWidth == kBN168)
+    sm90::wgmma_m64n168k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN168 / 2]>(&d[0]), a, b, scale_d);
+  else if constexpr (kWidth == kBN)
+    sm90::wgmma_m64n256k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 2]>(&d[0]), a, b, scale_d);
   else if constexpr (kWidth == kHalfBN)
     sm90::wgmma_m64n128k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 4]>(&d[0]), a, b, scale_d);
   else
     sm90::wgmma_m64n64k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 8]>(&d[0]), a, b, scale_d);
 }
 
-template <int kWidth, Ops kOps>
-__device__ __forceinline__ void issue_k_tile(float (&d)[kBN / 2], std::uint64_t desc_x, std::uint64_t desc_w, int steps,
+template <int kWidth, Ops kOps, int kRegs>
+__device__ __forceinline__ void issue_k_tile(float (&d)[kRegs], std::uint64_t desc_x, std::uint64_t desc_w, int steps,
                                              int first_scale_d) {
   if (steps == kBK / 16) {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16 - 1; ++kk)
-      if (kk < steps) issue_step<kWidth, kOps>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+      if (kk < steps) issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   }
 }
 #endif
@@ -196,18 +219,33 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
 }
 
 // Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
-template <bool kProbe, int kCluster, Ops kOps>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
                                         std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
                                         unsigned cluster, unsigned clusters) {
   using namespace sm90;
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  constexpr int kRingStages = Ring<kRingW>::stages;
   int it = 0;
   for (unsigned u = cluster; u < a.units; u += clusters) {
     const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
-    float d[kBN / 2];
+    // Single blocks only: in the two-block cluster kernel ptxas then takes the consumer branch for
+    // divergent and serialises every wgmma (C7520), even with the condition shuffled from lane 0.
+    const bool rows_past_m = !kProbe && kCluster == 1 && __shfl_sync(0xffffffffu, w.m0 + c * 64 >= a.M ? 1 : 0, 0) != 0;
+    if (rows_past_m) {
+      // All 64 of this warpgroup's rows are past M (M <= 64 in a 128-row tile): no chain to compute, no
+      // output to store. It still waits for each stage and releases it, so that the barriers' phases
+      // advance as the other consumer's do (an early arrival would count towards the wrong phase).
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int s = it % kRingStages;
+        mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
+        release_stage<kCluster>(&empty[s], lane);
+      }
+      continue;
+    }
+    float d[kRingW / 2];
 #pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
+    for (int i = 0; i < kRingW / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
     if constexpr (kProbe) {
       if (c == 0 && warp == 0) {
         const float* cb = a.probe_c + static_cast<size_t>(u) * 256;
@@ -222,7 +260,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
         const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
         const int width = w.width;
 #pragma unroll
-        for (int i = 0; i < kBN / 8; ++i) {
+        for (int i = 0; i < kRingW / 8; ++i) {
           const int col = w.n0 + 8 * i + 2 * (lane % 4);
           if (8 * i >= width) continue;
 #pragma unroll
@@ -241,31 +279,36 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
     // stage is released once the group that read it has completed.
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const int s = it % kStages;
-      mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kStages) & 1));
+      const int s = it % kRingStages;
+      mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
           kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK, kNMajorBoxBytes)
                          : smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
-      const std::uint64_t desc_w = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + s * kBN * kBK, kNMajorBoxBytes)
-                                                  : smem_desc_k_major_sw128(w_tiles + s * kBN * kBK);
+      const std::uint64_t desc_w = kBNMajor<kOps>
+                                       ? smem_desc_n_major_sw128(w_tiles + s * kRingW * kBK, kNMajorBoxBytes)
+                                       : smem_desc_k_major_sw128(w_tiles + s * kRingW * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
-      if (kQuarters<kOps> && w.width == kQuarterBN)
-        issue_k_tile<kQuarters<kOps> ? kQuarterBN : kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
-      else if (w.width == kHalfBN)
-        issue_k_tile<kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
-      else
-        issue_k_tile<kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+      if constexpr (kRingW == kQuarterBN || kRingW == kBN168) {  // every unit of this kernel is that wide
+        issue_k_tile<kRingW, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+      } else {
+        if (kQuarters<kOps> && w.width == kQuarterBN)
+          issue_k_tile<kQuarters<kOps> ? kQuarterBN : kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+        else if (w.width == kHalfBN)
+          issue_k_tile<kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+        else
+          issue_k_tile<kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+      }
       wgmma_commit_group();
       wgmma_wait_all_but_one();
-      if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
+      if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kRingStages], lane);
     }
     wgmma_wait_all();
-    release_stage<kCluster>(&empty[(it - 1) % kStages], lane);
+    release_stage<kCluster>(&empty[(it - 1) % kRingStages], lane);
 #pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) fence_register(d[i]);
+    for (int i = 0; i < kRingW / 2; ++i) fence_register(d[i]);
 
     if constexpr (kProbe) {
       if (c == 0 && warp == 0) {
@@ -283,7 +326,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
     const int width = w.width;
 #pragma unroll
-    for (int i = 0; i < kBN / 8; ++i) {
+    for (int i = 0; i < kRingW / 8; ++i) {
       const int col = w.n0 + 8 * i + 2 * (lane % 4);
       if (8 * i >= width || col >= a.N) continue;
       const bool pair = a.paired_stores && col + 1 < a.N;
@@ -410,13 +453,17 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 // kBK; dx: G as X, and W [K, N] in boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes
 // of 64 columns x kBK rows; dw_gather: no maps (the operands are in a). map_w_half and map_w_quarter are
 // used by the forward only.
-template <bool kProbe, int kCluster, Ops kOps>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
                       const __grid_constant__ CUtensorMap map_w_half, const __grid_constant__ CUtensorMap map_w_quarter,
                       const KernelArgs a) {
   static_assert(kOps == Ops::forward || kCluster == 1, "only the forward tile runs in clusters (W multicast)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
+  static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && kCluster == 1 && !kProbe) ||
+                    (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
+                "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
+  constexpr int kRingStages = Ring<kRingW>::stages;
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
@@ -424,9 +471,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
   auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
-  auto* w_tiles = x_tiles + kStages * kBM * kBK;
-  auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kStages * kBN * kBK);
-  auto* empty = full + kStages;
+  auto* w_tiles = x_tiles + kRingStages * kBM * kBK;
+  auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kRingStages * kRingW * kBK);
+  auto* empty = full + kRingStages;
   const int k_tiles = (a.K + kBK - 1) / kBK;
   // Warp-uniform as far as the compiler can tell (a shuffle from lane 0): without it, ptxas treats the
   // consumer branch as divergent and serialises every wgmma (warning C7520).
@@ -438,7 +485,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // multicast by the other block), or, gathered, one arrival per producer thread. empty[s]: one arrival
   // per consumer warp of every block in the cluster, since each block's producer writes W into all of them.
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < kRingStages; ++s) {
       mbarrier_init(&full[s], kGathered<kOps> ? 128 : 1);
       mbarrier_init(&empty[s], kCluster * kConsumers * 4);
     }
@@ -466,8 +513,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int a_bytes = kAMMajor<kOps> ? a_boxes * kNMajorBoxColumns * kBK * 2 : kBM * kBK * 2;
         const int w_bytes = kBNMajor<kOps> ? b_boxes * kNMajorBoxColumns * kBK * 2 : w_rows * kBK * 2;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const int s = it % kStages;
-          if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
+          const int s = it % kRingStages;
+          if (it >= kRingStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kRingStages - 1) & 1));
           mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(a_bytes + w_bytes));
           if constexpr (kAMMajor<kOps>) {
 #pragma unroll 1
@@ -477,25 +524,28 @@ __global__ void __launch_bounds__(kThreads, 1)
           } else {
             tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
-          const CUtensorMap* map = w.width == kBN ? &map_w : w.width == kHalfBN ? &map_w_half : &map_w_quarter;
+          // The 168-column kernel's map_w is made with boxes of 168 rows.
+          const CUtensorMap* map = kRingW == kBN168 || w.width == kBN ? &map_w
+                                   : w.width == kHalfBN              ? &map_w_half
+                                                                     : &map_w_quarter;
           if constexpr (kBNMajor<kOps>) {
 #pragma unroll 1
             for (int j = 0; j < b_boxes; ++j)
-              tma_load_2d(w_tiles + s * kBN * kBK + j * kNMajorBoxColumns * kBK, &map_w, &full[s],
+              tma_load_2d(w_tiles + s * kRingW * kBK + j * kNMajorBoxColumns * kBK, &map_w, &full[s],
                           w.n0 + j * kNMajorBoxColumns, kt * kBK);
           } else if constexpr (kCluster > 1) {
-            tma_load_2d_multicast(w_tiles + s * kBN * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
+            tma_load_2d_multicast(w_tiles + s * kRingW * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
                                   w.n0 + static_cast<int>(rank) * slice,
                                   static_cast<std::uint16_t>((1u << kCluster) - 1));
           } else {
-            tma_load_2d(w_tiles + s * kBN * kBK, map, &full[s], kt * kBK, w.n0);
+            tma_load_2d(w_tiles + s * kRingW * kBK, map, &full[s], kt * kBK, w.n0);
           }
         }
       }
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kOps>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+    consume<kProbe, kCluster, kOps, kRingW>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -548,7 +598,7 @@ cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int ro
 
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
 // several GPUs of one process), under a lock (and several workers per GPU).
-template <bool kProbe, int kCluster, Ops kOps>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN>
 cudaError_t set_smem_attribute() {
   static std::mutex mutex;
   static bool done[64] = {};
@@ -557,19 +607,19 @@ cudaError_t set_smem_attribute() {
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   if (device < 64 && done[device]) return cudaSuccess;
-  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           kSmemBytes);
+  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps, kRingW>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, Ring<kRingW>::smem_bytes);
   if (e == cudaSuccess && device < 64) done[device] = true;
   return e;
 }
 
 // Launch configuration with clusters of kCluster blocks.
-template <int kCluster>
+template <int kCluster, int kRingW = kBN>
 cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes;
+  config.dynamicSmemBytes = Ring<kRingW>::smem_bytes;
   config.stream = stream;
   attribute->id = cudaLaunchAttributeClusterDimension;
   attribute->val.clusterDim.x = kCluster;
@@ -616,7 +666,31 @@ struct GemmCall {
   const std::uint16_t* gather_g = nullptr;
   const std::uint16_t* gather_x = nullptr;
   const int* rows = nullptr;
+  // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width).
+  bool has_map_w_168 = false;
+  CUtensorMap map_w_168{};
 };
+
+// ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
+// only in a last wave): a measurement switch for the two one-width kernels, which compute the same chains.
+bool general_kernel_only() {
+  const char* v = std::getenv("ORDO_WGMMA_KERNEL");
+  return v != nullptr && std::string(v) == "general";
+}
+
+// Launches the kRingW kernel of the tile on `blocks` single blocks (or clusters of kCluster).
+template <int kCluster, Ops kOps, int kRingW>
+cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_w, const KernelArgs& args, unsigned blocks) {
+  if constexpr (kRingW != kBN) {
+    if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW>()) return e;
+  }
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW>(blocks, c.stream, &attribute);
+  const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW>, c.map_x, map_w,
+                                           c.map_w_half, c.map_w_quarter, args);
+  if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
+  return e;
+}
 
 template <int kCluster, Ops kOps>
 cudaError_t launch_gemm(const GemmCall& c) {
@@ -636,14 +710,20 @@ cudaError_t launch_gemm(const GemmCall& c) {
   args.gather_x = c.gather_x;
   args.rows = c.rows;
   args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
-  args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kBN));
+  const bool general_only = general_kernel_only();
+  args.unit_n = kBN;
+  if constexpr (kCluster == 1 && kOps == Ops::forward)
+    if (c.has_map_w_168 && !general_only) args.unit_n = static_cast<int>(wgmma_forward_unit_width(c.M, c.N, clusters));
+  args.tiles_n = static_cast<unsigned>(ceil_div(c.N, args.unit_n));
   const std::uintptr_t y_address =
       c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16) : reinterpret_cast<std::uintptr_t>(c.y);
   args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
   // A unit is a column of kCluster tiles, one per block of a cluster (wgmma_schedule: when the last
   // wave is at most half full, its units are split in halves).
-  const WgmmaSchedule schedule =
-      wgmma_schedule(ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n}, clusters, kQuarters<kOps> ? 4 : 2);
+  const std::int64_t units_whole = ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n};
+  const WgmmaSchedule schedule = args.unit_n == kBN
+                                     ? wgmma_schedule(units_whole, clusters, kQuarters<kOps> ? 4 : 2)
+                                     : WgmmaSchedule{units_whole, units_whole, 1};
   if (schedule.units > UINT32_MAX) return cudaErrorInvalidConfiguration;
   args.full_units = static_cast<unsigned>(schedule.full_units);
   args.pieces = static_cast<int>(schedule.pieces);
@@ -652,21 +732,27 @@ cudaError_t launch_gemm(const GemmCall& c) {
   const bool split = schedule.units != schedule.full_units;
   args.scale_d_first = 1;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
+  // Every unit a quarter: the kernel with the quarters' deeper ring (Ring).
+  const bool quarters_ring =
+      kCluster == 1 && kQuarters<kOps> && !general_only && schedule.full_units == 0 && schedule.pieces == 4;
+  const int ring_stages = args.unit_n == kBN168 ? Ring<kBN168>::stages
+                          : quarters_ring       ? Ring<kQuarterBN>::stages
+                                                : Ring<kBN>::stages;
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
-                 "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units (%u whole, "
-                 "%s)\n",
-                 c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.full_units,
+                 "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
+                 "(%u whole, %s, ring of %d stages)\n",
+                 c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.unit_n, args.full_units,
                  !split                     ? "no split"
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
                  : schedule.pieces == 4     ? "last wave in quarters"
-                                            : "last wave in halves");
-  cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster>(blocks, c.stream, &attribute);
-  e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps>, c.map_x, c.map_w, c.map_w_half,
-                         c.map_w_quarter, args);
-  if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
-  return e;
+                                            : "last wave in halves",
+                 ring_stages);
+  if constexpr (kCluster == 1 && kOps == Ops::forward)
+    if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_w_168, args, blocks);
+  if constexpr (kCluster == 1 && kQuarters<kOps>)
+    if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_w, args, blocks);
+  return launch_kernel<kCluster, kOps, kBN>(c, c.map_w, args, blocks);
 }
 
 template <int kCluster>
@@ -677,6 +763,10 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (e == cudaSuccess) e = make_map(&c.map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
   if (e == cudaSuccess) e = make_map(&c.map_w_half, p.w_bf16, p.N, p.K, kHalfBN / kCluster);
   if (e == cudaSuccess) e = make_map(&c.map_w_quarter, p.w_bf16, p.N, p.K, kQuarterBN / kCluster);
+  if (kCluster == 1 && e == cudaSuccess) {
+    e = make_map(&c.map_w_168, p.w_bf16, p.N, p.K, kBN168);
+    c.has_map_w_168 = e == cudaSuccess;
+  }
   if (e != cudaSuccess) return e;
   return launch_gemm<kCluster, Ops::forward>(c);
 }
@@ -764,11 +854,12 @@ Status cuda_status(cudaError_t e, const char* what) {
 
 namespace {
 
-template <detail::Ops kOps>
+template <detail::Ops kOps, int kRingW = detail::kBN>
 cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_b_half,
                          const CUtensorMap& map_b_quarter, const detail::KernelArgs& args, int tiles) {
-  if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps>()) return e;
-  detail::wgmma_gemm_kernel<true, 1, kOps><<<static_cast<unsigned>(tiles), detail::kThreads, detail::kSmemBytes>>>(
+  if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps, kRingW>()) return e;
+  detail::wgmma_gemm_kernel<true, 1, kOps, kRingW>
+      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::Ring<kRingW>::smem_bytes>>>(
       map_a, map_b, map_b_half, map_b_quarter, args);
   return cudaGetLastError();
 }
@@ -793,6 +884,8 @@ const char* wgmma_form_name(WgmmaForm form) {
       return "wgmma.mma_async.m64n64k16.bf16, B K-major";
     case WgmmaForm::n64_b_n_major:
       return "wgmma.mma_async.m64n64k16.bf16, B N-major (imm-trans-b)";
+    case WgmmaForm::n168_b_k_major:
+      return "wgmma.mma_async.m64n168k16.bf16, B K-major";
   }
   return "?";
 }
@@ -806,6 +899,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   const bool half = form == WgmmaForm::n128_b_k_major || form == WgmmaForm::n128_b_n_major ||
                     form == WgmmaForm::n128_a_m_major_b_n_major;
   const bool quarter = form == WgmmaForm::n64_b_k_major || form == WgmmaForm::n64_b_n_major;
+  const bool n168 = form == WgmmaForm::n168_b_k_major;  // the forward's 128x168 kernel, B in boxes of 168 rows
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -848,7 +942,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   if ((e = m_major ? detail::make_n_major_map(&map_a, a_dev, 16, rows)
                    : detail::make_map(&map_a, a_dev, rows, 16, detail::kBM)) ||
       (e = n_major ? detail::make_n_major_map(&map_b, b, 16, rows)
-                   : detail::make_map(&map_b, b, rows, 16, detail::kBN)) ||
+                   : detail::make_map(&map_b, b, rows, 16, n168 ? detail::kBN168 : detail::kBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
                    : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_quarter, b, 16, rows)
@@ -863,8 +957,9 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  args.probe_width = quarter ? detail::kQuarterBN : half ? detail::kHalfBN : detail::kBN;
-  e = m_major   ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
+  args.probe_width = quarter ? detail::kQuarterBN : half ? detail::kHalfBN : n168 ? detail::kBN168 : detail::kBN;
+  e = n168      ? launch_probe<detail::Ops::forward, detail::kBN168>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
+      : m_major ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
       : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
                 : launch_probe<detail::Ops::forward>(map_a, map_b, map_b_half, map_b_quarter, args, tiles);
   if (e || (e = cudaDeviceSynchronize())) return cuda_status(e, "wgmma probe kernel");

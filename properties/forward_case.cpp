@@ -176,7 +176,9 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
       rc::gen::inRange(0, 2));
 }
 
-rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
+namespace {
+rc::Gen<ForwardCase> gen_grid_case(std::vector<ValueFamily> families, CaseOptions o, std::int64_t min_m,
+                                   std::int64_t max_m, std::int64_t min_n, std::int64_t max_n, std::int64_t max_k) {
   const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
       [o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
@@ -192,9 +194,18 @@ rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, Case
         c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
         return c;
       },
-      rc::gen::inRange<std::int64_t>(1024, 4097), rc::gen::inRange<std::int64_t>(1024, 6001),
-      rc::gen::inRange<std::int64_t>(1, 81), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
+      rc::gen::inRange<std::int64_t>(min_m, max_m + 1), rc::gen::inRange<std::int64_t>(min_n, max_n + 1),
+      rc::gen::inRange<std::int64_t>(1, max_k + 1), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
       rc::gen::arbitrary<std::uint64_t>(), rc::gen::inRange(0, 2));
+}
+}  // namespace
+
+rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
+  return gen_grid_case(std::move(families), o, 1024, 4096, 1024, 6000, 80);
+}
+
+rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseOptions o) {
+  return gen_grid_case(std::move(families), o, 1, 128, 16000, 22000, 64);
 }
 
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {

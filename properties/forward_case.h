@@ -55,6 +55,10 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
 // of several waves, so that work split across waves (a tail of smaller tiles) is exercised, while the
 // host emulator stays affordable.
 rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions options);
+// Cases of few rows and many columns (M in [1, 128], N in [16000, 22000], K in [1, 64]), the shape of a
+// fused projection or a vocabulary at small batch: one wave of wide tiles, where a variant may pick
+// another tile width for the whole grid (the wgmma forward's 128x168 units, wgmma_forward_unit_width).
+rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseOptions options);
 
 // RapidCheck prints counterexamples through this.
 void showValue(const ForwardCase& c, std::ostream& os);

@@ -90,6 +90,13 @@ void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const 
         "the split of a partial last wave into smaller tiles where a variant does that",
         PropertyKind::bitwise, l2 ? 200 : 40, gen_large_grid_case(all, options),
         [subject, emulator](const ForwardCase& c) { return check_bitwise_equal(*subject, *emulator, c); }, o));
+  if (t.device_buffers)
+    s.properties.push_back(spec_for(
+        t, "forward.kernel_equals_emulator_wide_rows",
+        "subject == emulator bit for bit on few rows and many columns (M <= 128, N in [16000, 22000], short K): one "
+        "wave of wide tiles, and another tile width for the whole grid where a variant picks one",
+        PropertyKind::bitwise, l2 ? 1000 : 100, gen_wide_rows_case(all, options),
+        [subject, emulator](const ForwardCase& c) { return check_bitwise_equal(*subject, *emulator, c); }, o));
   s.properties.push_back(spec_for(
       t, "forward.kernel_batch_invariance",
       "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",

@@ -34,6 +34,22 @@ TEST(WgmmaSchedule, SplitsOnlyALastWaveAtMostHalfFull) {
   expect_schedule(0, 4, 0, 0, 1);         // no tile (validation never launches it)
 }
 
+// The forward's 128x168 units where the 256-column schedule fills its last wave badly (docs/bf16-wgmma.md).
+TEST(WgmmaSchedule, TheForwardPicks168ColumnUnitsWhereTheyTakeAtLeastATenthLessTime) {
+  EXPECT_EQ(wgmma_forward_unit_width(1024, 5376, kSms), 168);  // 1.5 tile times -> 2 waves of 168/256
+  EXPECT_EQ(wgmma_forward_unit_width(2048, 5376, kSms), 168);  // 3 -> 4 x 168/256
+  EXPECT_EQ(wgmma_forward_unit_width(512, 5376, kSms), 168);   // 84 tiles (one wave) -> 128 units
+  EXPECT_EQ(wgmma_forward_unit_width(64, 5376, kSms), 256);    // quarters: a quarter of a tile time
+  EXPECT_EQ(wgmma_forward_unit_width(768, 5376, kSms), 256);   // one full wave of 126 tiles
+  EXPECT_EQ(wgmma_forward_unit_width(4096, 5376, kSms), 256);  // 5.25 either way
+  EXPECT_EQ(wgmma_forward_unit_width(16384, 5376, kSms), 256);
+  EXPECT_EQ(wgmma_forward_unit_width(1024, 16128, kSms), 256);  // 4 -> 3.94: under a tenth
+  EXPECT_EQ(wgmma_forward_unit_width(64, 256, kSms), 256);
+  EXPECT_DOUBLE_EQ(wgmma_schedule_tile_times(wgmma_schedule(168, kSms), kSms), 1.5);
+  EXPECT_DOUBLE_EQ(wgmma_schedule_tile_times(wgmma_schedule(21, kSms), kSms), 0.25);
+  EXPECT_DOUBLE_EQ(wgmma_schedule_tile_times(wgmma_schedule(336, kSms), kSms), 3.0);
+}
+
 // Every output belongs to exactly one unit: whole units plus pieces cover the tiles once.
 TEST(WgmmaSchedule, UnitsCoverEveryTileOnce) {
   for (std::int64_t whole = 1; whole <= 2000; ++whole)
