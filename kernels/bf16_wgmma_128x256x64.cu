@@ -58,6 +58,15 @@ constexpr int kHalfBN = kBN / 2, kQuarterBN = kBN / 4;
 constexpr int kBN168 = static_cast<int>(kWgmmaUnit168);  // the forward's other unit width
 constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
+// A kernel whose A tiles have kRowsA rows (128, or 64 for the small-M kernel): one consumer warpgroup per 64.
+template <int kRowsA>
+constexpr int kConsumersFor = kRowsA / 64;
+template <int kRowsA>
+constexpr int kThreadsFor = 128 * (1 + kConsumersFor<kRowsA>);
+// The small-M kernel (M <= 64, every unit a quarter: M = 64, N = 5376) runs in clusters of this many blocks
+// that compute the four quarters of one 128x256 tile and share its A tile: each block loads a quarter of
+// its 64 rows and multicasts it into all four.
+constexpr int kSmallMCluster = 4;
 // The shared-memory ring of a kernel whose widest unit is kRingW columns: per stage one 128 x 64 A tile
 // and one kRingW x 64 B tile, as many stages as fit in the 227 KB of an sm_90 block. The general kernel
 // (kRingW = 256) holds 4 stages of 48 KB. Two kernels run one unit width each, chosen by the launcher:
@@ -66,16 +75,21 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 //     consumers hold two stages, the rest are loads in flight), so twice the stages keep twice the bytes
 //     in flight;
 //   * kRingW = 168, the forward's 128x168 units (wgmma_forward_unit_width: M = 1024, N = 5376): 6 stages
-//     of 37 KB.
-template <int kRingW>
+//     of 37 KB;
+//   * kRingW = 64 with kRowsA = 64, the small-M kernel (M <= 64, all quarters): 13 stages of 16 KB, in
+//     clusters of kSmallMCluster blocks sharing the A tile. cuBLAS runs M = 64, N = K = 5376 with the same
+//     grid (84 tiles of 64x64 on 132 SMs, no split-K), 13 stages and clusters of 4 (its kernel
+//     nvjet_sm90_tss_64x64_64x13_4x1, ncu in reports/evidence/h200-5ddd20b-wgmma-168-units/).
+template <int kRingW, int kRowsA = kBM>
 struct Ring {
   static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168, "the general ring or one unit width's ring");
-  static constexpr int stages = kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
-  static constexpr int stage_bytes = (kBM + kRingW) * kBK * 2;
+  static_assert(kRowsA == kBM || (kRowsA == 64 && kRingW == 64), "64-row A tiles only in the small-M kernel");
+  static constexpr int stages = kRowsA == 64 ? 13 : kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
+  static constexpr int stage_bytes = (kRowsA + kRingW) * kBK * 2;
   static constexpr int smem_bytes = stages * stage_bytes + 2 * stages * 8 + 1024;  // + barriers + alignment slack
 };
 static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
-                  Ring<256>::smem_bytes <= 227 * 1024,
+                  Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024,
               "an sm_90 block has at most 227 KB of shared memory");
 constexpr int kStages = Ring<kBN>::stages;  // the general ring (the probe and dW run only on it)
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
@@ -164,6 +178,20 @@ __device__ __forceinline__ Unit unit_at(const KernelArgs& a, unsigned u, unsigne
   return {static_cast<int>((first + in_group % rows) * kCluster + rank) * kBM, n0, width};
 }
 
+// The unit block `rank` of a cluster computes when the cluster takes its u-th unit. With 64-row A tiles
+// (the small-M kernel, every unit a quarter) the cluster's unit is a tile and block r its quarter r, so
+// that the blocks share the A tile; otherwise unit_at (a cluster of two shares W tiles).
+template <bool kProbe, int kCluster, int kRowsA>
+__device__ __forceinline__ Unit block_unit(const KernelArgs& a, unsigned u, unsigned rank) {
+  if constexpr (kRowsA == 64) return unit_at<false, 1>(a, u * kCluster + rank, 0);
+  return unit_at<kProbe, kCluster>(a, u, rank);
+}
+// The units a cluster walks: all of a.units, or the tiles of the small-M kernel's quarters.
+template <int kCluster, int kRowsA>
+__device__ __forceinline__ unsigned cluster_units(const KernelArgs& a) {
+  return kRowsA == 64 ? a.units / kCluster : a.units;
+}
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // One 64-row consumer's share of one k tile: up to four 16-wide steps, k ascending. A whole k tile is
 // four instructions in straight-line code; only the last, partial k tile of a unit branches per step.
@@ -219,16 +247,17 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
 }
 
 // Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
-template <bool kProbe, int kCluster, Ops kOps, int kRingW>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW, int kRowsA>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
                                         std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
                                         unsigned cluster, unsigned clusters) {
   using namespace sm90;
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  constexpr int kRingStages = Ring<kRingW>::stages;
+  constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
   int it = 0;
-  for (unsigned u = cluster; u < a.units; u += clusters) {
-    const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
+  const unsigned units = cluster_units<kCluster, kRowsA>(a);
+  for (unsigned u = cluster; u < units; u += clusters) {
+    const Unit w = block_unit<kProbe, kCluster, kRowsA>(a, u, rank);
     // Single blocks only: in the two-block cluster kernel ptxas then takes the consumer branch for
     // divergent and serialises every wgmma (C7520), even with the condition shuffled from lane 0.
     const bool rows_past_m = !kProbe && kCluster == 1 && __shfl_sync(0xffffffffu, w.m0 + c * 64 >= a.M ? 1 : 0, 0) != 0;
@@ -284,8 +313,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
-          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK, kNMajorBoxBytes)
-                         : smem_desc_k_major_sw128(x_tiles + s * kBM * kBK + c * 64 * kBK);
+          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK, kNMajorBoxBytes)
+                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK);
       const std::uint64_t desc_w = kBNMajor<kOps>
                                        ? smem_desc_n_major_sw128(w_tiles + s * kRingW * kBK, kNMajorBoxBytes)
                                        : smem_desc_k_major_sw128(w_tiles + s * kRingW * kBK);
@@ -453,17 +482,21 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 // kBK; dx: G as X, and W [K, N] in boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes
 // of 64 columns x kBK rows; dw_gather: no maps (the operands are in a). map_w_half and map_w_quarter are
 // used by the forward only.
-template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN>
-__global__ void __launch_bounds__(kThreads, 1)
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
+__global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
                       const __grid_constant__ CUtensorMap map_w_half, const __grid_constant__ CUtensorMap map_w_quarter,
                       const KernelArgs a) {
-  static_assert(kOps == Ops::forward || kCluster == 1, "only the forward tile runs in clusters (W multicast)");
+  // Clusters share W tiles (two blocks, the forward, opt-in) or A tiles (the small-M kernel).
+  constexpr bool kSharesA = kRowsA == 64 && kCluster > 1;
+  static_assert(kOps == Ops::forward || kCluster == 1 || kSharesA, "only the forward tile shares W in clusters");
+  static_assert(kRowsA == kBM || (kRingW == kQuarterBN && kQuarters<kOps> && !kProbe && kCluster == kSmallMCluster),
+                "64-row A tiles: the small-M kernel (quarters, forward or dX, clusters sharing A)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
-  static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && kCluster == 1 && !kProbe) ||
+  static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && (kCluster == 1 || kSharesA) && !kProbe) ||
                     (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
                 "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
-  constexpr int kRingStages = Ring<kRingW>::stages;
+  constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
@@ -471,7 +504,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
   auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
-  auto* w_tiles = x_tiles + kRingStages * kBM * kBK;
+  auto* w_tiles = x_tiles + kRingStages * kRowsA * kBK;
   auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kRingStages * kRingW * kBK);
   auto* empty = full + kRingStages;
   const int k_tiles = (a.K + kBK - 1) / kBK;
@@ -487,7 +520,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kRingStages; ++s) {
       mbarrier_init(&full[s], kGathered<kOps> ? 128 : 1);
-      mbarrier_init(&empty[s], kCluster * kConsumers * 4);
+      mbarrier_init(&empty[s], kCluster * kConsumersFor<kRowsA> * 4);
     }
     fence_barrier_init();
   }
@@ -504,13 +537,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
       int it = 0;
-      for (unsigned u = cluster; u < a.units; u += clusters) {
-        const Unit w = unit_at<kProbe, kCluster>(a, u, rank);
+      const unsigned units = cluster_units<kCluster, kRowsA>(a);
+      for (unsigned u = cluster; u < units; u += clusters) {
+        const Unit w = block_unit<kProbe, kCluster, kRowsA>(a, u, rank);
         const int w_rows = w.width;
         const int slice = w_rows / kCluster;  // the W rows this block loads for the whole cluster
         const int a_boxes = kAMMajor<kOps> ? live_boxes(kBM, w.m0, a.M) : 0;
         const int b_boxes = kBNMajor<kOps> ? live_boxes(w_rows, w.n0, a.N) : 0;
-        const int a_bytes = kAMMajor<kOps> ? a_boxes * kNMajorBoxColumns * kBK * 2 : kBM * kBK * 2;
+        // Every block receives the whole A tile (with kSharesA, a quarter from each block of the cluster).
+        const int a_bytes = kAMMajor<kOps> ? a_boxes * kNMajorBoxColumns * kBK * 2 : kRowsA * kBK * 2;
         const int w_bytes = kBNMajor<kOps> ? b_boxes * kNMajorBoxColumns * kBK * 2 : w_rows * kBK * 2;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % kRingStages;
@@ -521,8 +556,13 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int j = 0; j < a_boxes; ++j)
               tma_load_2d(x_tiles + s * kBM * kBK + j * kNMajorBoxColumns * kBK, &map_x, &full[s],
                           w.m0 + j * kNMajorBoxColumns, kt * kBK);
+          } else if constexpr (kSharesA) {  // map_x has boxes of kRowsA / kCluster rows
+            constexpr int kSlice = kRowsA / kCluster;
+            tma_load_2d_multicast(x_tiles + s * kRowsA * kBK + rank * kSlice * kBK, &map_x, &full[s], kt * kBK,
+                                  w.m0 + static_cast<int>(rank) * kSlice,
+                                  static_cast<std::uint16_t>((1u << kCluster) - 1));
           } else {
-            tma_load_2d(x_tiles + s * kBM * kBK, &map_x, &full[s], kt * kBK, w.m0);
+            tma_load_2d(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
           // The 168-column kernel's map_w is made with boxes of 168 rows.
           const CUtensorMap* map = kRingW == kBN168 || w.width == kBN ? &map_w
@@ -533,7 +573,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int j = 0; j < b_boxes; ++j)
               tma_load_2d(w_tiles + s * kRingW * kBK + j * kNMajorBoxColumns * kBK, &map_w, &full[s],
                           w.n0 + j * kNMajorBoxColumns, kt * kBK);
-          } else if constexpr (kCluster > 1) {
+          } else if constexpr (kCluster > 1 && !kSharesA) {
             tma_load_2d_multicast(w_tiles + s * kRingW * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
                                   w.n0 + static_cast<int>(rank) * slice,
                                   static_cast<std::uint16_t>((1u << kCluster) - 1));
@@ -545,7 +585,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kOps, kRingW>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -598,7 +638,7 @@ cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int ro
 
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
 // several GPUs of one process), under a lock (and several workers per GPU).
-template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
 cudaError_t set_smem_attribute() {
   static std::mutex mutex;
   static bool done[64] = {};
@@ -607,19 +647,19 @@ cudaError_t set_smem_attribute() {
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   if (device < 64 && done[device]) return cudaSuccess;
-  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps, kRingW>,
-                           cudaFuncAttributeMaxDynamicSharedMemorySize, Ring<kRingW>::smem_bytes);
+  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps, kRingW, kRowsA>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, Ring<kRingW, kRowsA>::smem_bytes);
   if (e == cudaSuccess && device < 64) done[device] = true;
   return e;
 }
 
 // Launch configuration with clusters of kCluster blocks.
-template <int kCluster, int kRingW = kBN>
+template <int kCluster, int kRingW = kBN, int kRowsA = kBM>
 cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = Ring<kRingW>::smem_bytes;
+  config.blockDim = dim3(kThreadsFor<kRowsA>);
+  config.dynamicSmemBytes = Ring<kRingW, kRowsA>::smem_bytes;
   config.stream = stream;
   attribute->id = cudaLaunchAttributeClusterDimension;
   attribute->val.clusterDim.x = kCluster;
@@ -631,7 +671,7 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
 }
 
 // How many clusters of kCluster blocks the current device holds at once (one block per SM).
-template <int kCluster, Ops kOps>
+template <int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
 cudaError_t resident_clusters(int* clusters) {
   static std::mutex mutex;
   static int cached[64] = {};
@@ -644,8 +684,8 @@ cudaError_t resident_clusters(int* clusters) {
     return cudaSuccess;
   }
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster>(kCluster, nullptr, &attribute);
-  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kOps>, &config);
+  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(kCluster, nullptr, &attribute);
+  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, &config);
   if (e != cudaSuccess) return e;
   if (*clusters < 1) return cudaErrorInvalidConfiguration;
   if (device < 64) cached[device] = *clusters;
@@ -669,6 +709,9 @@ struct GemmCall {
   // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width).
   bool has_map_w_168 = false;
   CUtensorMap map_w_168{};
+  // The forward and dX: A (X or G) in boxes of 64 / kSmallMCluster rows, for the small-M kernel.
+  bool has_map_x_slice = false;
+  CUtensorMap map_x_slice{};
 };
 
 // ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
@@ -678,16 +721,17 @@ bool general_kernel_only() {
   return v != nullptr && std::string(v) == "general";
 }
 
-// Launches the kRingW kernel of the tile on `blocks` single blocks (or clusters of kCluster).
-template <int kCluster, Ops kOps, int kRingW>
-cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_w, const KernelArgs& args, unsigned blocks) {
+// Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
+template <int kCluster, Ops kOps, int kRingW, int kRowsA = kBM>
+cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUtensorMap& map_w, const KernelArgs& args,
+                          unsigned blocks) {
   if constexpr (kRingW != kBN) {
-    if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW>()) return e;
+    if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA>()) return e;
   }
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW>(blocks, c.stream, &attribute);
-  const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW>, c.map_x, map_w,
-                                           c.map_w_half, c.map_w_quarter, args);
+  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(blocks, c.stream, &attribute);
+  const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, map_x,
+                                           map_w, c.map_w_half, c.map_w_quarter, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
 }
@@ -731,28 +775,44 @@ cudaError_t launch_gemm(const GemmCall& c) {
   const std::int64_t units = schedule.units;
   const bool split = schedule.units != schedule.full_units;
   args.scale_d_first = 1;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
-  // Every unit a quarter: the kernel with the quarters' deeper ring (Ring).
+  auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
+  // Every unit a quarter: the kernel with the quarters' deeper ring (Ring); with M <= 64, the small-M
+  // kernel (64-row A tiles shared by clusters of four, Ring<64, 64>).
   const bool quarters_ring =
       kCluster == 1 && kQuarters<kOps> && !general_only && schedule.full_units == 0 && schedule.pieces == 4;
+  const bool small_m = quarters_ring && c.M <= 64 && c.has_map_x_slice;
+  int launch_cluster = kCluster, resident = clusters;
+  if constexpr (kCluster == 1 && kQuarters<kOps>) {
+    if (small_m) {
+      e = set_smem_attribute<false, kSmallMCluster, kOps, kQuarterBN, 64>();
+      if (e == cudaSuccess) e = resident_clusters<kSmallMCluster, kOps, kQuarterBN, 64>(&resident);
+      if (e != cudaSuccess) return e;
+      launch_cluster = kSmallMCluster;
+      // units is a multiple of 4 (every tile's four quarters): a cluster's unit is a tile.
+      blocks = static_cast<unsigned>(std::min<std::int64_t>(units / kSmallMCluster, resident) * kSmallMCluster);
+    }
+  }
   const int ring_stages = args.unit_n == kBN168 ? Ring<kBN168>::stages
+                          : small_m             ? Ring<kQuarterBN, 64>::stages
                           : quarters_ring       ? Ring<kQuarterBN>::stages
                                                 : Ring<kBN>::stages;
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
-                 "(%u whole, %s, ring of %d stages)\n",
-                 c.variant, c.M, c.N, c.K, kCluster, clusters, blocks, args.units, args.unit_n, args.full_units,
+                 "(%u whole, %s, ring of %d stages%s)\n",
+                 c.variant, c.M, c.N, c.K, launch_cluster, resident, blocks, args.units, args.unit_n, args.full_units,
                  !split                     ? "no split"
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
                  : schedule.pieces == 4     ? "last wave in quarters"
                                             : "last wave in halves",
-                 ring_stages);
+                 ring_stages, small_m ? ", 64-row A tiles shared by the cluster" : "");
   if constexpr (kCluster == 1 && kOps == Ops::forward)
-    if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_w_168, args, blocks);
-  if constexpr (kCluster == 1 && kQuarters<kOps>)
-    if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_w, args, blocks);
-  return launch_kernel<kCluster, kOps, kBN>(c, c.map_w, args, blocks);
+    if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);
+  if constexpr (kCluster == 1 && kQuarters<kOps>) {
+    if (small_m) return launch_kernel<kSmallMCluster, kOps, kQuarterBN, 64>(c, c.map_x_slice, c.map_w, args, blocks);
+    if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_x, c.map_w, args, blocks);
+  }
+  return launch_kernel<kCluster, kOps, kBN>(c, c.map_x, c.map_w, args, blocks);
 }
 
 template <int kCluster>
@@ -766,6 +826,10 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_w_168, p.w_bf16, p.N, p.K, kBN168);
     c.has_map_w_168 = e == cudaSuccess;
+  }
+  if (kCluster == 1 && e == cudaSuccess) {
+    e = make_map(&c.map_x_slice, p.x_bf16, p.M, p.K, 64 / kSmallMCluster);
+    c.has_map_x_slice = e == cudaSuccess;
   }
   if (e != cudaSuccess) return e;
   return launch_gemm<kCluster, Ops::forward>(c);
@@ -788,6 +852,8 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
 cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
   GemmCall c{"sm90.bwd.dx.bf16.wgmma.128x256x64", {}, {}, {}, {}, nullptr, p.dx, nullptr, p.M, p.K, p.N, p.stream};
   cudaError_t e = make_map(&c.map_x, p.g_bf16, p.M, p.N, kBM);
+  if (e == cudaSuccess) e = make_map(&c.map_x_slice, p.g_bf16, p.M, p.N, 64 / kSmallMCluster);
+  c.has_map_x_slice = e == cudaSuccess;
   if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.w_bf16, p.N, p.K);
   if (e != cudaSuccess) return e;
   c.map_w_half = c.map_w_quarter = c.map_w;

@@ -166,12 +166,13 @@ TEST_F(WgmmaDx, GridsWithAndWithoutHalvesEqualEmulator) {
 }
 
 // Every output is one chain whatever the grid: a row alone, and the same row as the first, a middle
-// and the last row of batches whose grids differ (one tile, one wave, several waves, halves).
+// and the last row of batches whose grids differ (one tile, one wave, several waves, halves; M <= 64 on
+// the small-M kernel in clusters of four, 65..128 in quarters on the single-block kernel).
 TEST_F(WgmmaDx, RowBitsDoNotDependOnTheBatch) {
   constexpr std::int64_t N = 264, K = 5376;
   const BackwardDataProblem whole = problem(16384, N, K, properties::ValueFamily::cancellation, 0x62617463);
   const std::vector<float> all = gpu_dx(whole);
-  for (const std::int64_t M : {1, 2, 129, 1024, 4096, 16383}) {
+  for (const std::int64_t M : {1, 2, 64, 65, 129, 1024, 4096, 16383}) {
     for (const std::int64_t row : {std::int64_t{0}, M / 2, M - 1}) {
       // The batch: rows [0, M) of the whole G; row `row` of its dX must be row `row` of the whole one.
       BackwardDataProblem b = whole;

@@ -111,10 +111,11 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
 
 // sm90.fwd.bf16.wgmma.128x256x64 runs a grid's last wave in 128-column halves (64-column quarters) when it
 // is at most half (a quarter) full, and a grid of one such wave entirely in them (kernels::detail::
-// wgmma_schedule, one block per SM), a grid of quarters on the kernel with the deeper ring, and some grids
-// in 128x168 units on their own kernel (wgmma_forward_unit_width): at every M in 1..16384 where the kind
-// of schedule changes (whole tiles; the last wave in pieces; every tile in pieces; halves or quarters;
-// 168-column units), for output widths of one
+// wgmma_schedule, one block per SM), a grid of quarters on the kernel with the deeper ring (with M <= 64,
+// the small-M kernel: 64-row A tiles shared by clusters of four), and some grids in 128x168 units on their
+// own kernel (wgmma_forward_unit_width): at every M in 1..16384 where the kind of schedule changes (whole
+// tiles; the last wave in pieces; every tile in pieces; halves or quarters; the small-M kernel; 168-column
+// units), for output widths of one
 // tile, 5376 and 16128 columns, a row alone equals the same row inside batches of M_switch - 1 and
 // M_switch rows (first, last and at a random position), bit for bit, with a
 // BF16 Y in half the batches. Batches of up to 16M outputs: the switch points of the widest rows repeat
@@ -131,6 +132,8 @@ TEST_F(KernelProperties, WgmmaRowBitsDoNotChangeAcrossTheScheduleSwitchPoints) {
       if (kernels::detail::wgmma_forward_unit_width(M, N, sm_count) != 256) return std::int64_t{100};
       const std::int64_t tiles = kernels::detail::ceil_div(M, 128) * kernels::detail::ceil_div(N, 256);
       const kernels::detail::WgmmaSchedule s = kernels::detail::wgmma_schedule(tiles, sm_count);
+      // every tile in quarters with M <= 64: the small-M kernel (64-row A tiles shared by clusters of four)
+      if (s.full_units == 0 && s.pieces == 4 && M <= 64) return std::int64_t{200};
       // whole tiles; the last wave in pieces; every tile in pieces; and the pieces' width
       return std::int64_t{(s.full_units == s.units ? 0 : s.full_units == 0 ? 2 : 1) + 3 * s.pieces};
     };
