@@ -222,7 +222,8 @@ __device__ __forceinline__ void issue_k_tile(float (&d)[kRegs], std::uint64_t de
                                              int first_scale_d) {
   if (steps == kBK / 16) {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int kk = 0; kk < kBK / 16; ++kk)
+      issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
     for (int kk = 0; kk < kBK / 16 - 1; ++kk)
@@ -315,9 +316,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const std::uint64_t desc_x =
           kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK, kNMajorBoxBytes)
                          : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK);
-      const std::uint64_t desc_w = kBNMajor<kOps>
-                                       ? smem_desc_n_major_sw128(w_tiles + s * kRingW * kBK, kNMajorBoxBytes)
-                                       : smem_desc_k_major_sw128(w_tiles + s * kRingW * kBK);
+      const std::uint64_t desc_w = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + s * kRingW * kBK, kNMajorBoxBytes)
+                                                  : smem_desc_k_major_sw128(w_tiles + s * kRingW * kBK);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if constexpr (kRingW == kQuarterBN || kRingW == kBN168) {  // every unit of this kernel is that wide
@@ -566,8 +566,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
           }
           // The 168-column kernel's map_w is made with boxes of 168 rows.
           const CUtensorMap* map = kRingW == kBN168 || w.width == kBN ? &map_w
-                                   : w.width == kHalfBN              ? &map_w_half
-                                                                     : &map_w_quarter;
+                                   : w.width == kHalfBN               ? &map_w_half
+                                                                      : &map_w_quarter;
           if constexpr (kBNMajor<kOps>) {
 #pragma unroll 1
             for (int j = 0; j < b_boxes; ++j)
@@ -585,7 +585,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster, clusters);
+    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster,
+                                                    clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -765,9 +766,8 @@ cudaError_t launch_gemm(const GemmCall& c) {
   // A unit is a column of kCluster tiles, one per block of a cluster (wgmma_schedule: when the last
   // wave is at most half full, its units are split in halves).
   const std::int64_t units_whole = ceil_div(args.tiles_m, kCluster) * std::int64_t{args.tiles_n};
-  const WgmmaSchedule schedule = args.unit_n == kBN
-                                     ? wgmma_schedule(units_whole, clusters, kQuarters<kOps> ? 4 : 2)
-                                     : WgmmaSchedule{units_whole, units_whole, 1};
+  const WgmmaSchedule schedule = args.unit_n == kBN ? wgmma_schedule(units_whole, clusters, kQuarters<kOps> ? 4 : 2)
+                                                    : WgmmaSchedule{units_whole, units_whole, 1};
   if (schedule.units > UINT32_MAX) return cudaErrorInvalidConfiguration;
   args.full_units = static_cast<unsigned>(schedule.full_units);
   args.pieces = static_cast<int>(schedule.pieces);
@@ -925,8 +925,8 @@ cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, con
                          const CUtensorMap& map_b_quarter, const detail::KernelArgs& args, int tiles) {
   if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps, kRingW>()) return e;
   detail::wgmma_gemm_kernel<true, 1, kOps, kRingW>
-      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::Ring<kRingW>::smem_bytes>>>(
-      map_a, map_b, map_b_half, map_b_quarter, args);
+      <<<static_cast<unsigned>(tiles), detail::kThreads, detail::Ring<kRingW>::smem_bytes>>>(map_a, map_b, map_b_half,
+                                                                                             map_b_quarter, args);
   return cudaGetLastError();
 }
 
@@ -1024,7 +1024,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
   args.probe_width = quarter ? detail::kQuarterBN : half ? detail::kHalfBN : n168 ? detail::kBN168 : detail::kBN;
-  e = n168      ? launch_probe<detail::Ops::forward, detail::kBN168>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
+  e = n168 ? launch_probe<detail::Ops::forward, detail::kBN168>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
       : m_major ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
       : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
                 : launch_probe<detail::Ops::forward>(map_a, map_b, map_b_half, map_b_quarter, args, tiles);

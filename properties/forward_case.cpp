@@ -182,7 +182,7 @@ rc::Gen<ForwardCase> gen_grid_case(std::vector<ValueFamily> families, CaseOption
   const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
       [o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
-              int out_choice) {
+                      int out_choice) {
         ForwardCase c;
         c.M = (M + mm - 1) / mm * mm;
         c.N = (N + nm - 1) / nm * nm;

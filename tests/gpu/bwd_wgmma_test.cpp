@@ -168,26 +168,32 @@ TEST_F(WgmmaDx, GridsWithAndWithoutHalvesEqualEmulator) {
 // Every output is one chain whatever the grid: a row alone, and the same row as the first, a middle
 // and the last row of batches whose grids differ (one tile, one wave, several waves, halves; M <= 64 on
 // the small-M kernel in clusters of four, 65..128 in quarters on the single-block kernel).
+// Uniform values besides cancellation: cancellation's pairs cancel exactly (N even), so every dX row would
+// be +0 whatever G row a kernel read, and the test could not see a row computed from the wrong data.
 TEST_F(WgmmaDx, RowBitsDoNotDependOnTheBatch) {
   constexpr std::int64_t N = 264, K = 5376;
-  const BackwardDataProblem whole = problem(16384, N, K, properties::ValueFamily::cancellation, 0x62617463);
-  const std::vector<float> all = gpu_dx(whole);
-  for (const std::int64_t M : {1, 2, 64, 65, 129, 1024, 4096, 16383}) {
-    for (const std::int64_t row : {std::int64_t{0}, M / 2, M - 1}) {
-      // The batch: rows [0, M) of the whole G; row `row` of its dX must be row `row` of the whole one.
-      BackwardDataProblem b = whole;
-      b.M = M;
-      b.g.assign(whole.g.begin(), whole.g.begin() + M * N);
-      const std::vector<float> part = gpu_dx(b);
-      EXPECT_EQ(std::memcmp(part.data() + row * K, all.data() + row * K, K * sizeof(float)), 0)
-          << "row " << row << " of a batch of " << M << " differs from the batch of 16384";
+  for (const properties::ValueFamily family :
+       {properties::ValueFamily::cancellation, properties::ValueFamily::uniform}) {
+    SCOPED_TRACE(properties::family_name(family));
+    const BackwardDataProblem whole = problem(16384, N, K, family, 0x62617463);
+    const std::vector<float> all = gpu_dx(whole);
+    for (const std::int64_t M : {1, 2, 64, 65, 129, 1024, 4096, 16383}) {
+      for (const std::int64_t row : {std::int64_t{0}, M / 2, M - 1}) {
+        // The batch: rows [0, M) of the whole G; row `row` of its dX must be row `row` of the whole one.
+        BackwardDataProblem b = whole;
+        b.M = M;
+        b.g.assign(whole.g.begin(), whole.g.begin() + M * N);
+        const std::vector<float> part = gpu_dx(b);
+        EXPECT_EQ(std::memcmp(part.data() + row * K, all.data() + row * K, K * sizeof(float)), 0)
+            << "row " << row << " of a batch of " << M << " differs from the batch of 16384";
+      }
     }
+    BackwardDataProblem alone = whole;
+    alone.M = 1;
+    alone.g.assign(whole.g.begin() + 16383 * N, whole.g.end());
+    const std::vector<float> last = gpu_dx(alone);
+    EXPECT_EQ(std::memcmp(last.data(), all.data() + 16383 * K, K * sizeof(float)), 0) << "the last row alone";
   }
-  BackwardDataProblem alone = whole;
-  alone.M = 1;
-  alone.g.assign(whole.g.begin() + 16383 * N, whole.g.end());
-  const std::vector<float> last = gpu_dx(alone);
-  EXPECT_EQ(std::memcmp(last.data(), all.data() + 16383 * K, K * sizeof(float)), 0) << "the last row alone";
 }
 
 // The TMA requirements fail closed with their own codes and leave dX untouched; the valid call runs.

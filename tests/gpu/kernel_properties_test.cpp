@@ -73,15 +73,21 @@ void expect_row_alone_equals_row_in_batches(const std::string& id, std::int64_t 
                                             const std::string& what) {
   for (std::int64_t rows : batches) {
     if (rows < 2 || rows * N > max_outputs) continue;
-    ForwardCase c;
-    c.M = 1;
-    c.N = N;
-    c.K = K;
-    c.family = ValueFamily::cancellation;
-    c.has_bias = true;
-    c.seed = static_cast<std::uint64_t>(rows * 131 + N);
-    const CheckResult r = check_batch_invariance(kernel(id), for_variant(c, id), rows);
-    EXPECT_TRUE(r.passed) << what << ": N = " << N << ", batch of " << rows << " rows: " << r.detail;
+    // Cancellation for an order-sensitive chain, uniform values so that every row's output depends on its
+    // own data: cancellation's pairs cancel exactly, so with an even K every row's output is the bias and a
+    // kernel that computed a row from another row's data (or from zeros) would pass on it alone.
+    for (const ValueFamily family : {ValueFamily::cancellation, ValueFamily::uniform}) {
+      ForwardCase c;
+      c.M = 1;
+      c.N = N;
+      c.K = K;
+      c.family = family;
+      c.has_bias = true;
+      c.seed = static_cast<std::uint64_t>(rows * 131 + N);
+      const CheckResult r = check_batch_invariance(kernel(id), for_variant(c, id), rows);
+      EXPECT_TRUE(r.passed) << what << ": N = " << N << ", batch of " << rows << " rows, " << family_name(family)
+                            << ": " << r.detail;
+    }
   }
 }
 
