@@ -496,8 +496,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
   static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && (kCluster == 1 || kSharesA) && !kProbe) ||
                     (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
                 "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
-  constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
   using namespace sm90;
   extern __shared__ unsigned char smem_raw[];
   // 128-byte swizzled TMA tiles must start on a 1024-byte boundary.
