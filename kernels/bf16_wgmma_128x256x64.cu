@@ -91,7 +91,7 @@ struct Ring {
 static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
                   Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024,
               "an sm_90 block has at most 227 KB of shared memory");
-constexpr int kStages = Ring<kBN>::stages;  // the general ring (the probe and dW run only on it)
+[[maybe_unused]] constexpr int kStages = Ring<kBN>::stages;  // the general ring (dW's gather); device code only
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
 // What the tile multiplies, and how its operands reach shared memory:
 //   forward:   A = X [M, K] K-major, B = W [N, K] K-major, both by TMA;
