@@ -78,25 +78,25 @@ void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const 
   }
   const std::int64_t bitwise = t.device_buffers ? (l2 ? 10000 : 1000) : (l2 ? 2000 : 300);
   const std::int64_t other = t.device_buffers ? (l2 ? 1000 : 200) : (l2 ? 500 : 100);
-  s.properties.push_back(spec_for(t, "forward.kernel_equals_emulator",
-                                  "subject output == emulator output of its contract, bit for bit, NaN bits included",
-                                  PropertyKind::bitwise, bitwise, gen,
-                                  [subject, emulator](const ForwardCase& c) { return check_bitwise_equal(*subject, *emulator, c); },
-                                  o));
-  if (t.device_buffers)
+  // subject == emulator, bit for bit, on the cases of `cases_gen`.
+  const auto add_bitwise = [&](const char* name, const char* description, std::int64_t cases,
+                               rc::Gen<ForwardCase> cases_gen) {
     s.properties.push_back(spec_for(
-        t, "forward.kernel_equals_emulator_large_grid",
-        "subject == emulator bit for bit on grids of many tiles (M >= 1024, N >= 1024, short K): several waves, and "
-        "the split of a partial last wave into smaller tiles where a variant does that",
-        PropertyKind::bitwise, l2 ? 200 : 40, gen_large_grid_case(all, options),
+        t, name, description, PropertyKind::bitwise, cases, std::move(cases_gen),
         [subject, emulator](const ForwardCase& c) { return check_bitwise_equal(*subject, *emulator, c); }, o));
-  if (t.device_buffers)
-    s.properties.push_back(spec_for(
-        t, "forward.kernel_equals_emulator_wide_rows",
-        "subject == emulator bit for bit on few rows and many columns (M <= 128, N in [16000, 22000], short K): one "
-        "wave of wide tiles, and another tile width for the whole grid where a variant picks one",
-        PropertyKind::bitwise, l2 ? 1000 : 100, gen_wide_rows_case(all, options),
-        [subject, emulator](const ForwardCase& c) { return check_bitwise_equal(*subject, *emulator, c); }, o));
+  };
+  add_bitwise("forward.kernel_equals_emulator",
+              "subject output == emulator output of its contract, bit for bit, NaN bits included", bitwise, gen);
+  if (t.device_buffers) {
+    add_bitwise("forward.kernel_equals_emulator_large_grid",
+                "subject == emulator bit for bit on grids of many tiles (M >= 1024, N >= 1024, short K): several "
+                "waves, and the split of a partial last wave into smaller tiles where a variant does that",
+                l2 ? 200 : 40, gen_large_grid_case(all, options));
+    add_bitwise("forward.kernel_equals_emulator_wide_rows",
+                "subject == emulator bit for bit on few rows and many columns (M <= 128, N in [16000, 22000], short "
+                "K): one wave of wide tiles, and another tile width for the whole grid where a variant picks one",
+                l2 ? 1000 : 100, gen_wide_rows_case(all, options));
+  }
   s.properties.push_back(spec_for(
       t, "forward.kernel_batch_invariance",
       "a row alone (M = 1) equals the same row inside a batch of up to 4096 rows, first, last and random",
