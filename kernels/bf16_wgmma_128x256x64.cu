@@ -19,7 +19,10 @@
 // When the last wave of tile pairs would be at most half (a quarter) full, its tiles are computed as
 // 128x128 halves (m64n128k16) or, forward and dX, 128x64 quarters (m64n64k16), so that the tail costs
 // half (a quarter of) a wave; a grid of one such wave is all halves or quarters (wgmma_schedule). No
-// output is ever split along K.
+// output is ever split along K. Three more instantiations each run one unit width (Ring, launch_gemm): a
+// grid of quarters on a deeper ring; with M <= 64, the small-M kernel (clusters of four blocks sharing a
+// 64-row A tile by TMA multicast, one consumer warpgroup); and the forward's 128x168 units
+// (m64n168k16) where 256-column tiles fill their last wave badly (wgmma_forward_unit_width).
 //
 // The order (the contract): the FP32 accumulators start at +0 (dW with accumulate: at dW) and are the
 // C operand of every instruction (scale-d = 1), k ascending in steps of 16; TMA (and the gather) fill
