@@ -783,16 +783,23 @@ cudaError_t launch_gemm(const GemmCall& c) {
   // kernel (64-row A tiles shared by clusters of four, Ring<64, 64>).
   const bool quarters_ring =
       kCluster == 1 && kQuarters<kOps> && !general_only && schedule.full_units == 0 && schedule.pieces == 4;
-  const bool small_m = quarters_ring && c.M <= 64 && c.has_map_x_slice;
+  bool small_m = quarters_ring && c.M <= 64 && c.has_map_x_slice;
   int launch_cluster = kCluster, resident = clusters;
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
     if (small_m) {
+      // A device (or a partition of one) where no cluster of four fits runs the quarters kernel instead.
+      int small_m_clusters = 0;
       e = set_smem_attribute<false, kSmallMCluster, kOps, kQuarterBN, 64>();
-      if (e == cudaSuccess) e = resident_clusters<kSmallMCluster, kOps, kQuarterBN, 64>(&resident);
-      if (e != cudaSuccess) return e;
-      launch_cluster = kSmallMCluster;
-      // units is a multiple of 4 (every tile's four quarters): a cluster's unit is a tile.
-      blocks = static_cast<unsigned>(std::min<std::int64_t>(units / kSmallMCluster, resident) * kSmallMCluster);
+      if (e == cudaSuccess) e = resident_clusters<kSmallMCluster, kOps, kQuarterBN, 64>(&small_m_clusters);
+      if (e == cudaSuccess) {
+        launch_cluster = kSmallMCluster;
+        resident = small_m_clusters;
+        // units is a multiple of 4 (every tile's four quarters): a cluster's unit is a tile.
+        blocks = static_cast<unsigned>(std::min<std::int64_t>(units / kSmallMCluster, resident) * kSmallMCluster);
+      } else {
+        (void)cudaGetLastError();
+        small_m = false;
+      }
     }
   }
   const int ring_stages = args.unit_n == kBN168 ? Ring<kBN168>::stages
