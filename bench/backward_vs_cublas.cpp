@@ -51,8 +51,9 @@ namespace {
 
 using ordo::DType;
 
-constexpr const char* kDx = "sm80.bwd.dx.f32.fma.simt.128x128x16";
-constexpr const char* kDw = "sm80.bwd.dw.f32.fma.simt.128x128x16";
+// The FP32 defaults are the production variants chosen by shape (each runs the 128x128 tile where it is best).
+constexpr const char* kDx = "sm80.bwd.dx.f32.fma.simt.by-shape";
+constexpr const char* kDw = "sm80.bwd.dw.f32.fma.simt.by-shape";
 constexpr const char* kDxBf16 = "sm90.bwd.dx.bf16.mma-sync.32x32x16";
 constexpr const char* kDwBf16 = "sm90.bwd.dw.bf16.mma-sync.32x32x16";
 constexpr std::uint64_t kSpinNs = 50'000;

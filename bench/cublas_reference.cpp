@@ -51,6 +51,15 @@ void CublasReference::gemm_dx_f32(const Shape& s, const float* g, const float* w
                "cublasSgemm (dX)");
 }
 
+void CublasReference::gemm_dw_f32(const Shape& s, const float* g, const float* x, float* dw) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
+  // Column-major: dW^T [K,N] = X^T [K,M] * G [M,N]; row-major X [M,K] is column-major X^T (ld K), row-major
+  // G [M,N] is column-major G^T (ld N), transposed.
+  check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, &one, x, K, g, N, &zero, dw, K),
+               "cublasSgemm (dW)");
+}
+
 std::string CublasReference::describe(DType operand, DType out) {
   if (operand == DType::f32) return "cublasSgemm CUBLAS_DEFAULT_MATH (no TF32)";
   return std::string("cublasGemmEx bf16 x bf16 -> ") + (out == DType::bf16 ? "CUDA_R_16BF" : "CUDA_R_32F") +

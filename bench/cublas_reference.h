@@ -29,6 +29,10 @@ class CublasReference {
   // shape s). Exits 1 on a cuBLAS error.
   void gemm_dx_f32(const Shape& s, const float* g, const float* w, float* dx);
 
+  // Enqueues dW [N,K] (row-major) = G^T X over the M tokens of G [M,N] and X [M,K] with cublasSgemm (the
+  // weight gradient of the forward shape s). Exits 1 on a cuBLAS error.
+  void gemm_dw_f32(const Shape& s, const float* g, const float* x, float* dw);
+
   // What gemm() calls for these dtypes, for the table header and the JSON.
   static std::string describe(DType operand, DType out);
 

@@ -89,6 +89,13 @@ int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int 
 cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile);
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p);
 cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
+// The dW variant sm80.bwd.dw.f32.fma.simt.by-shape (kernels/bwd_dw_f32_simt_by_shape.cu): its tiles, the
+// rule's choice for dW [N,K] over R tokens (kernels/by_shape_cost.h; R moves no choice), one tile whatever
+// the rule says (benches, tests), and the variant.
+const std::vector<ByShapeTile>& dw_by_shape_tiles();
+int choose_dw_by_shape_tile(std::int64_t N, std::int64_t K, std::int64_t R, int sm_count);
+cudaError_t launch_bwd_dw_f32_by_shape_tile(const BackwardWeightLaunch& p, int tile);
+cudaError_t launch_bwd_dw_f32_simt_by_shape(const BackwardWeightLaunch& p);
 
 // Launchers (bwd_bf16_wmma_32x32x16.cu): the BF16 tensor-core tiles, one source for the sm_80 and the
 // sm_90 variants (the contract differs by the arithmetic of the GPU, not by the code).

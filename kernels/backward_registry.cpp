@@ -170,6 +170,24 @@ const std::vector<BackwardWeightEntry>& backward_weight_entries() {
                                  "with 2x2 independent chains over the active tokens in canonical order (in place or "
                                  "gathered), from +0 or, with accumulate, from dW; db chains run in the same kernel"),
        &launch_bwd_dw_f32_simt_narrow, TokenOrder::canonical},
+      {[] {
+         KernelVariant v = make_variant(
+             "sm80.bwd.dw.f32.fma.simt.by-shape", "bwd.dw.f32.fma-chain/1", false,
+             "SIMT tile of dW = G^T * X chosen by shape (kernels/bwd_dw_f32_simt_by_shape.cu): threads of 4x4 chains in "
+             "blocks of one to eight warps, the narrow 16x32 tile and the production 128x128 tile, the one with the "
+             "fewest clocks per token by a model of shared-memory delivery, issue and chain latency "
+             "(kernels/by_shape_cost.h); G and X rows read as they lie, in place or gathered through the device index "
+             "of the canonical order. One __fmaf_rn chain per output over the active tokens in ascending key order, "
+             "from +0 or, with accumulate, from dW; db: one __fadd_rn chain per column. The bits do not depend on "
+             "the tile");
+         v.tile_m = 16;  // the smallest tile: the grid check covers every tile
+         v.tile_n = 16;
+         v.tile_k = 32;
+         v.threads = 32;
+         v.stages = 4;
+         return v;
+       }(),
+       &launch_bwd_dw_f32_simt_by_shape, TokenOrder::canonical},
       {make_variant("mutant.bwd.dw.f32.call-order", "bwd.dw.f32.fma-chain/1", true,
                     "MUTANT: the production dW/db tile, but the active rows are reduced in call order: padding "
                     "is dropped and the keys are validated, yet never sorted (the seed's original defect)"),

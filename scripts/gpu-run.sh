@@ -3,7 +3,7 @@
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
 #   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
-#   campaign,bench-narrow,bench-tiles,bench-tiles-dx
+#   campaign,bench-narrow,bench-tiles,bench-tiles-dx,bench-tiles-dw
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -36,16 +36,24 @@ if [[ $steps == *,bench-tiles,* ]]; then
   # Every block tile of the by-shape FP32 variant on the seed's FP32 forward shapes, against cuBLAS, with
   # the measured floor of a strict chain; ORDO_TILE_SHAPES overrides the shapes.
   echo "== bench (by-shape tiles)"
-  "$here/ordo_bench_tiles" ${ORDO_TILE_SHAPES:+--shapes "$ORDO_TILE_SHAPES"} --json "$out/bench-tiles.json" \
+  "$here/ordo_bench_tiles" ${ORDO_TILE_SHAPES:+--shapes "$ORDO_TILE_SHAPES"} ${ORDO_TILE_REPS:+--reps "$ORDO_TILE_REPS"} --json "$out/bench-tiles.json" \
     > "$out/bench-tiles.log" 2>&1 || status=1
   cat "$out/bench-tiles.log"
 fi
 if [[ $steps == *,bench-tiles-dx,* ]]; then
   # The same for the by-shape dX variant, dX [M,K] = G [M,N] W [N,K] of each forward shape.
   echo "== bench (by-shape dX tiles)"
-  "$here/ordo_bench_tiles" --op dx ${ORDO_TILE_SHAPES_DX:+--shapes "$ORDO_TILE_SHAPES_DX"} \
+  "$here/ordo_bench_tiles" --op dx ${ORDO_TILE_SHAPES_DX:+--shapes "$ORDO_TILE_SHAPES_DX"} ${ORDO_TILE_REPS:+--reps "$ORDO_TILE_REPS"} \
     --json "$out/bench-tiles-dx.json" > "$out/bench-tiles-dx.log" 2>&1 || status=1
   cat "$out/bench-tiles-dx.log"
+fi
+if [[ $steps == *,bench-tiles-dw,* ]]; then
+  # The same for the by-shape dW variant, dW [N,K] = G^T X over the M tokens of each shape, in place and
+  # gathered (db checked).
+  echo "== bench (by-shape dW tiles)"
+  "$here/ordo_bench_tiles" --op dw ${ORDO_TILE_SHAPES_DW:+--shapes "$ORDO_TILE_SHAPES_DW"} ${ORDO_TILE_REPS:+--reps "$ORDO_TILE_REPS"} \
+    --json "$out/bench-tiles-dw.json" > "$out/bench-tiles-dw.log" 2>&1 || status=1
+  cat "$out/bench-tiles-dw.log"
 fi
 if [[ $steps == *,bench-bf16,* ]]; then
   echo "== bench (BF16 variants, f32 and bf16 output)"

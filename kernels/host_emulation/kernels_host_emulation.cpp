@@ -4,6 +4,7 @@
 // for shapes with partial tiles, K tails, the float4 and the scalar load paths (via 4-byte offsets),
 // signed-zero, Inf and NaN families; and checks that nothing outside y is written and that each
 // mutant is caught. No GPU needed. Exit code 0 = all ok.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -107,6 +108,90 @@ void check_dx(const char* name, ordo::kernels::detail::BackwardDataLaunchFn laun
   failures += !ok;
   std::printf("%-6s %-28s M=%4d N=%4d K=%4d dX     %s %-9s %ld/%ld differ, %ld outside dx\n", ok ? "ok" : "FAIL", name,
               M, N, K, offset ? "scalar" : "vec4  ", family_name(fam), differ, static_cast<long>(M) * K, outside);
+}
+
+// dW [N,K] = G^T X and db [N] of a dW launcher over R of T token rows against the contract's chains:
+// acc = +0 (or the output's value with accumulate); for r ascending: acc = fma(G[row(r), n], X[row(r), k], acc),
+// db likewise with additions; row(r) = rows[r] when gathered (a permutation of T - 2 of the rows), else r.
+// Nothing outside dW and db may be written.
+struct DwCase {
+  int N, K, T;
+  bool gather, accumulate, db;
+  int offset;  // 1: 4-byte aligned operands only (the scalar copy path)
+};
+void check_dw(const char* name, ordo::kernels::detail::BackwardWeightLaunchFn launch, const DwCase& c, Family fam) {
+  std::mt19937 rng(static_cast<unsigned>(c.N * 131 + c.K * 7 + c.T * 3 + c.gather));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto value = [&](std::size_t i, bool is_x) { return family_value(fam, i, is_x, u, rng); };
+  const float sentinel = 12345.0f;
+  const std::size_t n_dw = static_cast<std::size_t>(c.N) * c.K;
+  std::vector<float> gs(static_cast<std::size_t>(c.T) * c.N + 8), xs(static_cast<std::size_t>(c.T) * c.K + 8),
+      dws(n_dw + 8, sentinel), dbs(static_cast<std::size_t>(c.N) + 8, sentinel);
+  for (std::size_t i = 0; i < gs.size(); ++i) gs[i] = value(i, false);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = value(i, true);
+  std::vector<int> rows;
+  if (c.gather) {
+    for (int t = 0; t < c.T; ++t) rows.push_back(t);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    rows.resize(static_cast<std::size_t>(std::max(0, c.T - 2)));
+  }
+  const int R = c.gather ? static_cast<int>(rows.size()) : c.T;
+  float* dw = dws.data() + c.offset;
+  float* db = dbs.data() + c.offset;
+  if (c.accumulate) {
+    for (std::size_t i = 0; i < n_dw; ++i) dw[i] = u(rng);
+    if (c.db)
+      for (int n = 0; n < c.N; ++n) db[n] = u(rng);
+  }
+  const std::vector<float> dw0(dw, dw + n_dw), db0(db, db + c.N);
+  ordo::kernels::detail::BackwardWeightLaunch p;
+  p.g = gs.data() + c.offset;
+  p.x = xs.data() + c.offset;
+  p.rows = c.gather ? rows.data() : nullptr;
+  p.R = R;
+  p.dw = dw;
+  p.db = c.db ? db : nullptr;
+  p.N = c.N;
+  p.K = c.K;
+  p.accumulate = c.accumulate;
+  launch(p);
+  const auto row = [&](int r) { return static_cast<std::size_t>(c.gather ? rows[static_cast<std::size_t>(r)] : r); };
+  long differ = 0, outside = 0;
+  for (int n = 0; n < c.N; ++n) {
+    for (int k = 0; k < c.K; ++k) {
+      float acc = c.accumulate ? dw0[static_cast<std::size_t>(n) * c.K + k] : 0.0f;
+      for (int r = 0; r < R; ++r) acc = emu_gpu_nan(std::fma(p.g[row(r) * c.N + n], p.x[row(r) * c.K + k], acc));
+      const float got = dw[static_cast<std::size_t>(n) * c.K + k];
+      if (bits(acc) != bits(got)) {
+        if (differ < 3) std::printf("    %s n=%d k=%d: contract %08x, kernel %08x\n", name, n, k, bits(acc), bits(got));
+        ++differ;
+      }
+    }
+    if (c.db) {
+      float acc = c.accumulate ? db0[static_cast<std::size_t>(n)] : 0.0f;
+      for (int r = 0; r < R; ++r) acc = emu_gpu_nan(acc + p.g[row(r) * c.N + n]);
+      if (bits(acc) != bits(db[n])) {
+        if (differ < 3) std::printf("    %s db n=%d: contract %08x, kernel %08x\n", name, n, bits(acc), bits(db[n]));
+        ++differ;
+      }
+    }
+  }
+  const auto count_outside = [&](const std::vector<float>& v, std::size_t used) {
+    for (int i = 0; i < c.offset; ++i) outside += v[static_cast<std::size_t>(i)] != sentinel;
+    for (std::size_t i = used + static_cast<std::size_t>(c.offset); i < v.size(); ++i) outside += v[i] != sentinel;
+  };
+  count_outside(dws, n_dw);
+  count_outside(dbs, c.db ? static_cast<std::size_t>(c.N) : 0);
+  const bool ok = outside == 0 && differ == 0;
+  failures += !ok;
+  std::printf("%-6s %-30s N=%4d K=%4d T=%4d dW%s%s%s %s %-9s %ld/%ld differ, %ld outside\n", ok ? "ok" : "FAIL", name,
+              c.N, c.K, c.T, c.gather ? " gathered" : "", c.accumulate ? " accumulate" : "", c.db ? " db" : "",
+              c.offset ? "scalar" : "vec4  ", family_name(fam), differ, static_cast<long>(n_dw), outside);
+}
+
+int g_dw_tile = 0;
+cudaError_t launch_one_dw_tile(const ordo::kernels::detail::BackwardWeightLaunch& p) {
+  return ordo::kernels::detail::launch_bwd_dw_f32_by_shape_tile(p, g_dw_tile);
 }
 
 int g_dx_tile = 0;
@@ -222,6 +307,29 @@ int main() {
       for (int N : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
         check_dx(name.c_str(), launch_one_dx_tile, 3, N, 8, N % 2, fam);
   }
+  // Every tile of the by-shape dW variant: partial tiles in N and K, token tails inside a slab and across the
+  // ring, in place and gathered, accumulate and db, both copy paths, the zero-sign, Inf and NaN families. The
+  // production 128x128 tile (entry 0) launches its db chains through the untyped cudaLaunchKernel, which the
+  // shim does not take: it runs here without db (its db runs in every GPU test of the variant).
+  const auto& dw_tiles = dw_by_shape_tiles();
+  for (int t = 0; t < static_cast<int>(dw_tiles.size()); ++t) {
+    g_dw_tile = t;
+    const auto& tile = dw_tiles[static_cast<std::size_t>(t)];
+    const std::string name = std::string("dw by-shape ") + tile.name;
+    const bool db = t != 0;
+    for (const DwCase& c : {DwCase{1, 1, 1, false, false, db, 0}, DwCase{tile.bm + 4, tile.bn + 4, 37, false, false, db, 0},
+                            DwCase{tile.bm + 3, tile.bn + 1, 37, true, true, db, 1}, DwCase{36, 20, 3 * tile.bk + 5, true, false, db, 0},
+                            DwCase{8, 12, 3 * tile.bk + 5, false, true, db, 0}, DwCase{5, 33, 2 * tile.bk, true, true, db, 1},
+                            DwCase{12, 8, 0, false, true, db, 0}})
+      check_dw(name.c_str(), launch_one_dw_tile, c, Family::uniform);
+    for (Family fam : {Family::tiny_signed_zero, Family::with_inf, Family::with_nan})
+      for (int T : {1, 3, 5, 7, 20, 39, 71})  // last slabs of 1-7 steps, both copy paths
+        check_dw(name.c_str(), launch_one_dw_tile, DwCase{4, 8, T, T % 3 == 0, T % 5 == 0, db, T % 2}, fam);
+  }
+  check_dw("sm80.bwd.dw.f32.fma.simt.by-shape", launch_bwd_dw_f32_simt_by_shape, DwCase{32, 200, 70, true, false, true, 0},
+           Family::uniform);
+  check_dw("sm80.bwd.dw.f32.fma.simt.by-shape", launch_bwd_dw_f32_simt_by_shape, DwCase{200, 32, 33, false, true, true, 0},
+           Family::uniform);
   check_dx("sm80.bwd.dx.f32.fma.simt.by-shape", launch_bwd_dx_f32_simt_by_shape, 130, 37, 129, 0, Family::uniform);
   check_dx("sm80.bwd.dx.f32.fma.simt.by-shape", launch_bwd_dx_f32_simt_by_shape, 2, 70, 3, 1, Family::uniform);
   // The rule itself, at both ends of its table: a large problem (the 128x128 tile) and a tiny one.

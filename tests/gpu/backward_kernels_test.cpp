@@ -69,6 +69,16 @@ const std::vector<Flavour>& flavours() {
        80,
        0,
        {1, 127, 128, 129}},
+      // The variants chosen by shape: the properties run on whichever tile the rule picks for each case.
+      {"f32_by_shape",
+       "sm80.bwd.dx.f32.fma.simt.by-shape",
+       "sm80.bwd.dw.f32.fma.simt.by-shape",
+       &contract_bwd_dx_f32_fma_chain,
+       &contract_bwd_dw_f32_fma_chain,
+       false,
+       80,
+       0,
+       {1, 15, 16, 17, 31, 32, 33, 127, 128, 129}},
       {"bf16_sm90",
        "sm90.bwd.dx.bf16.mma-sync.32x32x16",
        "sm90.bwd.dw.bf16.mma-sync.32x32x16",
@@ -853,6 +863,80 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   }
   EXPECT_GT(switches, 0) << "the rule never switched: the test would test nothing";
   std::printf("dX by-shape: %d switch points over M = 1..16384 tested\n", switches);
+}
+
+class ByShapeDw : public GpuTest {};
+
+// dW [N, K] of the by-shape variant: a feature's row of dW (and its db) computed with that feature alone equals
+// the same row inside problems of N features at every N where the rule switches tile (N = 1..16384, K fixed),
+// and a column of dW likewise across the switch points in K (N fixed). X (or G) is shared; 37 tokens leave a
+// tail in every tile's slab.
+TEST_F(ByShapeDw, RowAndColumnBitsDoNotChangeAcrossTheTileSwitchPoints) {
+  const std::string id = "sm80.bwd.dw.f32.fma.simt.by-shape";
+  int sm_count = 0;
+  check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  constexpr std::int64_t kTokens = 37;
+  properties::Rng rng(20261202);
+  const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
+  const auto values = [&](std::int64_t n) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& e : v) e = value();
+    return v;
+  };
+  int switches = 0;
+  // Features: G [T, N] column `pos` is the lone feature's G; dW row pos and db[pos] must equal the lone ones.
+  for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
+    const std::vector<std::int64_t> batches = switch_point_batches(
+        [&](std::int64_t N) { return kernels::detail::choose_dw_by_shape_tile(N, K, kTokens, sm_count); }, 16384,
+        &switches);
+    BackwardWeightProblem alone;
+    alone.T = kTokens, alone.N = 1, alone.K = K, alone.with_bias_grad = true;
+    alone.g = values(kTokens);
+    alone.x = values(kTokens * K);
+    const BackwardWeightResult want = gpu_dw(id, alone);
+    for (std::int64_t N : batches) {
+      if (N < 2 || N * K > (std::int64_t{1} << 26)) continue;  // a batch needs two features; bound the memory
+      BackwardWeightProblem batch = alone;
+      batch.N = N;
+      batch.g = values(kTokens * N);
+      for (const std::int64_t pos : {std::int64_t{0}, N - 1, static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(N))}) {
+        for (std::int64_t t = 0; t < kTokens; ++t) batch.g[static_cast<std::size_t>(t * N + pos)] = alone.g[static_cast<std::size_t>(t)];
+        const BackwardWeightResult got = gpu_dw(id, batch);
+        const std::vector<float> row(got.dw.begin() + pos * K, got.dw.begin() + (pos + 1) * K);
+        EXPECT_EQ(first_difference(row, want.dw, "dW row in a batch vs alone"), "")
+            << "K = " << K << ", " << N << " features, feature " << pos;
+        EXPECT_EQ(bits_of((*got.db)[static_cast<std::size_t>(pos)]), bits_of((*want.db)[0]))
+            << "db, K = " << K << ", " << N << " features, feature " << pos;
+      }
+    }
+  }
+  // Columns: X [T, K] column `pos` is the lone column's X; dW column pos must equal the lone one.
+  for (std::int64_t N : {1, 16, 31, 32, 33, 100, 512, 5376}) {
+    const std::vector<std::int64_t> batches = switch_point_batches(
+        [&](std::int64_t K) { return kernels::detail::choose_dw_by_shape_tile(N, K, kTokens, sm_count); }, 16384,
+        &switches);
+    BackwardWeightProblem alone;
+    alone.T = kTokens, alone.N = N, alone.K = 1;
+    alone.g = values(kTokens * N);
+    alone.x = values(kTokens);
+    const BackwardWeightResult want = gpu_dw(id, alone);
+    for (std::int64_t K : batches) {
+      if (K < 2 || N * K > (std::int64_t{1} << 26)) continue;
+      BackwardWeightProblem batch = alone;
+      batch.K = K;
+      batch.x = values(kTokens * K);
+      for (const std::int64_t pos : {std::int64_t{0}, K - 1, static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(K))}) {
+        for (std::int64_t t = 0; t < kTokens; ++t) batch.x[static_cast<std::size_t>(t * K + pos)] = alone.x[static_cast<std::size_t>(t)];
+        const BackwardWeightResult got = gpu_dw(id, batch);
+        std::vector<float> column;
+        for (std::int64_t n = 0; n < N; ++n) column.push_back(got.dw[static_cast<std::size_t>(n * K + pos)]);
+        EXPECT_EQ(first_difference(column, want.dw, "dW column in a batch vs alone"), "")
+            << "N = " << N << ", " << K << " columns, column " << pos;
+      }
+    }
+  }
+  EXPECT_GT(switches, 0) << "the rule never switched: the test would test nothing";
+  std::printf("dW by-shape: %d switch points over N, K = 1..16384 tested\n", switches);
 }
 
 }  // namespace
