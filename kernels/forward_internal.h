@@ -72,9 +72,8 @@ struct ByShapeTile {
   const char* name;
   int bm, bn, tm, tn, bk, stages, threads;
   // Blocks one SM holds at once (0: as many as 2048 threads allow); the 128x128 tiles' registers allow two.
+  // Read by the tile cost model (kernels/by_shape_cost.h).
   int resident = 0;
-  // A candidate the tile sweep measures and the rule never chooses (bench/tile_sweep.cu).
-  bool sweep_only = false;
 };
 const std::vector<ByShapeTile>& by_shape_tiles();
 // The index of the tile the variant runs for this shape on a GPU with sm_count SMs.

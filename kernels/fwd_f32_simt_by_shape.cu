@@ -505,13 +505,6 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
   ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN, BM, BN, TM, TN, BK, ST, WN, false)
 #define ORDO_BY_SHAPE_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
   ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
-// Candidates the tile sweep measures and the rule never chooses.
-#define ORDO_SWEEP_TILE(ENTRY, LAUNCH, SUFFIX, BM, BN, TM, TN, BK, ST, WN, RING)                                \
-  ENTRY {                                                                                                      \
-    ByShapeTile{ORDO_TILE_NAME(BM, BN, TM, TN, BK, ST) SUFFIX, BM, BN, TM, TN, BK, ST, (BM / TM) * (BN / TN), 0, \
-                true},                                                                                         \
-        &LAUNCH<BM, BN, TM, TN, BK, ST, WN, RING>                                                              \
-  }
 #define ORDO_DX_TILE(BM, BN, TM, TN, BK, ST) \
   ORDO_TILE(DxTileEntry, launch_dx_tile, "", BM, BN, TM, TN, BK, ST, row_warp(BN, TN), false)
 #define ORDO_DX_TILE_W(BM, BN, TM, TN, BK, ST, WM, WN) \
@@ -535,12 +528,6 @@ const TileEntry kTiles[] = {
     ORDO_BY_SHAPE_TILE_W(8, 32, 2, 1, 64, 4, 4, 8),
     ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),
     ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, "", 8, 16, 2, 2, 64, 4, 8, false),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, ".w4x8.r", 8, 16, 2, 2, 64, 4, 8, true),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, "", 16, 16, 2, 2, 64, 4, 8, false),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, "", 16, 32, 4, 4, 32, 4, 8, false),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, "", 32, 32, 8, 4, 16, 4, 8, false),
-    ORDO_SWEEP_TILE(TileEntry, launch_tile, "", 64, 32, 8, 4, 16, 4, 8, false),
 };
 // dX: the same shapes of tile (the output-contiguous B stages BK x BN), led by the production 128x128 dX
 // tile (kernels/bwd_f32_simt_128x128x16.cu); its 8x32 tile reads ahead into registers (measured faster for
@@ -555,15 +542,8 @@ const DxTileEntry kDxTiles[] = {
     ORDO_DX_TILE_R(8, 32, 2, 1, 64, 4, 4, 8),
     ORDO_DX_TILE(16, 16, 1, 1, 64, 4),
     ORDO_DX_TILE(4, 16, 1, 1, 128, 4),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, "", 8, 16, 2, 2, 64, 4, 8, false),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, ".w4x8.r", 8, 16, 2, 2, 64, 4, 8, true),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, "", 16, 16, 2, 2, 64, 4, 8, false),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, "", 16, 32, 4, 4, 32, 4, 8, false),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, "", 32, 32, 8, 4, 16, 4, 8, false),
-    ORDO_SWEEP_TILE(DxTileEntry, launch_dx_tile, "", 64, 32, 8, 4, 16, 4, 8, false),
 };
 #undef ORDO_DX_TILE_R
-#undef ORDO_SWEEP_TILE
 #undef ORDO_DX_TILE_W
 #undef ORDO_DX_TILE
 #undef ORDO_BY_SHAPE_TILE_R
@@ -596,17 +576,15 @@ static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows,
   // smallest tile: its chains are latency-bound, and spreading them over more SMs is what pays.
   const std::int64_t sms = std::max(1, sm_count);
   const std::int64_t width = (cols + 15) / 16 * 16;
-  // The fallback is the last tile the rule may choose; sweep-only candidates come after it.
-  int last = static_cast<int>(tiles.size()) - 1;
-  while (last > 0 && tiles[static_cast<std::size_t>(last)].sweep_only) --last;
-  for (int i = 0; i < last; ++i) {
+  const int count = static_cast<int>(tiles.size());
+  for (int i = 0; i < count - 1; ++i) {
     const ByShapeTile& t = tiles[static_cast<std::size_t>(i)];
-    if (t.sweep_only || t.bn > width) continue;
+    if (t.bn > width) continue;
     const std::int64_t blocks = ceil_div(rows, t.bm) * ceil_div(cols, t.bn);
     const std::int64_t waves = ceil_div(blocks, sms);
     if (10 * blocks >= 9 * sms && 10 * blocks >= 8 * waves * sms) return i;
   }
-  return last;
+  return count - 1;
 }
 
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int sm_count) {

@@ -362,6 +362,19 @@ int main() {
     std::printf("%-6s dX by-shape rule M=%d K=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(),
                 k.tile);
   }
+  // dW [N, K] of the seed's shapes: the cost model's choice is the tile measured fastest
+  // (reports/evidence/h200-91d06eb-dw-tiles/).
+  for (const Pick& k : {Pick{32, 5376, "32x64x32.t4x4.s4"}, Pick{5376, 32, "64x32x32.t4x4.s4"},
+                        Pick{5376, 5376, "128x128x16 (production)"}}) {
+    for (const std::int64_t tokens : {64, 16384}) {
+      const std::string got =
+          dw_by_shape_tiles()[static_cast<std::size_t>(choose_dw_by_shape_tile(k.M, k.N, tokens, 132))].name;
+      const bool ok = got == k.tile;
+      failures += !ok;
+      std::printf("%-6s dW by-shape rule N=%d K=%d T=%lld on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N,
+                  static_cast<long long>(tokens), got.c_str(), k.tile);
+    }
+  }
   check("mutant.fwd.f32.k-reversed", launch_mutant_k_reversed, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.k-split-halves", launch_mutant_k_split_halves, 33, 17, 64, true, 0, Family::uniform, false);
   check("mutant.fwd.f32.bias-first", launch_mutant_bias_first, 33, 17, 64, true, 0, Family::uniform, false);
