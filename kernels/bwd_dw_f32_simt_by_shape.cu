@@ -11,11 +11,13 @@
 // 4 x 4 chains read with one 16-byte shared-memory load per operand and step. Under the contract every output
 // is one whole chain, so the tile decides which thread runs which chains, never a bit of the result.
 //
-// Why 4 x 4 chains per thread (docs/fp32-kernels.md, "operand delivery"): a streaming multiprocessor returns
-// at most 32 registers from shared memory per clock. A thread owning TM x TN chains reads TM + TN operands
-// per step, so a step costs (TM + TN) / 32 clocks per thread on its SM, whatever the addresses. The seed's dW
-// [32, 5376] and [5376, 32] have 1,303 chains per SM on 132 SMs: 2 x 2 chains (the narrow tile) make that
-// 41 clocks per step, 4 x 4 chains 20. Larger micro-tiles leave too few warps to issue the FMAs.
+// Why 4 x 4 chains per thread (docs/fp32-kernels.md, "What a tile costs"): a streaming multiprocessor returns
+// at most 32 registers per clock from shared memory, and a thread owning TM x TN chains reads TM + TN operands
+// per step. The seed's dW [32, 5376] and [5376, 32] have 1,303 chains per SM on 132 SMs: 2 x 2 chains per
+// thread (the narrow tile) need 41 clocks per token of shared-memory returns. With 4 x 4 chains the returns
+// drop to 20-32 clocks, and issue (about half an instruction per clock and scheduler, measured) becomes the
+// limit at about 38: the 32x64 and 64x32 tiles measured 10-12% faster than the narrow tile at 16384 tokens
+// (reports/evidence/h200-91d06eb-dw-tiles/).
 //
 // Structure of a tile <BM, BN, TM, TN, BK, STAGES>
 //   * A block computes BM (n) x BN (k) outputs with (BM/TM) x (BN/TN) threads, tx = tid % (BN/TN) fastest;
