@@ -62,6 +62,20 @@ KernelVariant make_narrow_variant(const std::string& kind, std::string descripti
   return v;
 }
 
+// An FP32 variant whose tile is chosen by shape (`kind` "dx" or "dw"); tile_m x tile_n is its smallest block
+// tile, so that the validation's grid check covers every tile it may launch.
+KernelVariant make_by_shape_variant(const std::string& kind, std::string description, int tile_m, int tile_n,
+                                    int tile_k, int threads) {
+  KernelVariant v = make_variant("sm80.bwd." + kind + ".f32.fma.simt.by-shape", "bwd." + kind + ".f32.fma-chain/1",
+                                 false, std::move(description));
+  v.tile_m = tile_m;
+  v.tile_n = tile_n;
+  v.tile_k = tile_k;
+  v.threads = threads;
+  v.stages = 4;
+  return v;
+}
+
 const char* const kBf16DxDescription =
     "portable BF16 tensor-core tile of dX = G * W: 32x32 block tile of dX, 4 warps, each a 16x16 wmma tile; per "
     "step 32x16 of G and 16x32 of W staged in shared memory (+0 past M, N, K); one chain per output over n "
@@ -134,19 +148,13 @@ const std::vector<BackwardDataEntry>& backward_data_entries() {
                                  "independent chains over n ascending from +0, 32 steps per slab double-buffered in "
                                  "shared memory with register prefetch"),
        &launch_bwd_dx_f32_simt_narrow},
-      {[] {
-         KernelVariant v = make_variant(
-             "sm80.bwd.dx.f32.fma.simt.by-shape", "bwd.dx.f32.fma-chain/1", false,
-             "SIMT tile of dX = G * W chosen by shape (kernels/fwd_f32_simt_by_shape.cu, the forward by-shape "
-             "template with W read output-contiguous): tiles from 4x16 (one chain per thread) to 64x64, and the "
-             "production 128x128 dX tile; the forward's rule on dX [M, K]. One __fmaf_rn chain per output over n "
-             "ascending from +0: the bits do not depend on the tile");
-         v.tile_m = 4;  // the smallest tile: the grid check covers every tile
-         v.tile_n = 16;
-         v.tile_k = 16;
-         v.stages = 4;
-         return v;
-       }(),
+      {make_by_shape_variant(
+           "dx",
+           "SIMT tile of dX = G * W chosen by shape (kernels/fwd_f32_simt_by_shape.cu, the forward by-shape "
+           "template with W read output-contiguous): tiles from 4x16 (one chain per thread) to 64x64, and the "
+           "production 128x128 dX tile; the forward's rule on dX [M, K]. One __fmaf_rn chain per output over n "
+           "ascending from +0: the bits do not depend on the tile",
+           4, 16, 16, 256),
        &launch_bwd_dx_f32_simt_by_shape},
       {make_bf16_variant("dx", 90, 90, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
       {make_bf16_variant("dx", 80, 89, kBf16DxDescription), &launch_bwd_dx_bf16_wmma_32x32x16},
@@ -170,23 +178,16 @@ const std::vector<BackwardWeightEntry>& backward_weight_entries() {
                                  "with 2x2 independent chains over the active tokens in canonical order (in place or "
                                  "gathered), from +0 or, with accumulate, from dW; db chains run in the same kernel"),
        &launch_bwd_dw_f32_simt_narrow, TokenOrder::canonical},
-      {[] {
-         KernelVariant v = make_variant(
-             "sm80.bwd.dw.f32.fma.simt.by-shape", "bwd.dw.f32.fma-chain/1", false,
-             "SIMT tile of dW = G^T * X chosen by shape (kernels/bwd_dw_f32_simt_by_shape.cu): threads of 4x4 chains in "
-             "blocks of one to eight warps, the narrow 16x32 tile and the production 128x128 tile, the one with the "
-             "fewest clocks per token by a model of shared-memory delivery, issue and chain latency "
-             "(kernels/by_shape_cost.h); G and X rows read as they lie, in place or gathered through the device index "
-             "of the canonical order. One __fmaf_rn chain per output over the active tokens in ascending key order, "
-             "from +0 or, with accumulate, from dW; db: one __fadd_rn chain per column. The bits do not depend on "
-             "the tile");
-         v.tile_m = 16;  // the smallest tile: the grid check covers every tile
-         v.tile_n = 16;
-         v.tile_k = 32;
-         v.threads = 32;
-         v.stages = 4;
-         return v;
-       }(),
+      {make_by_shape_variant(
+           "dw",
+           "SIMT tile of dW = G^T * X chosen by shape (kernels/bwd_dw_f32_simt_by_shape.cu): threads of 4x4 chains in "
+           "blocks of one to eight warps, the narrow 16x32 tile and the production 128x128 tile, the one with the "
+           "fewest clocks per token by a model of shared-memory delivery, issue and chain latency "
+           "(kernels/by_shape_cost.h); G and X rows read as they lie, in place or gathered through the device index "
+           "of the canonical order. One __fmaf_rn chain per output over the active tokens in ascending key order, "
+           "from +0 or, with accumulate, from dW; db: one __fadd_rn chain per column. The bits do not depend on "
+           "the tile",
+           16, 16, 32, 32),
        &launch_bwd_dw_f32_simt_by_shape, TokenOrder::canonical},
       {make_variant("mutant.bwd.dw.f32.call-order", "bwd.dw.f32.fma-chain/1", true,
                     "MUTANT: the production dW/db tile, but the active rows are reduced in call order: padding "
