@@ -281,27 +281,30 @@ TEST_F(WgmmaDw, GridsWithAndWithoutHalvesEqualEmulator) {
     }
 }
 
-// The launcher runs the pipelined dW kernel (no start-value load) in place from 4096 active tokens without
-// accumulate, the preloading kernel below that: one token either side of the switch, and past it, both equal
-// the emulator bit for bit (the switch changes which kernel runs, never a bit).
+// The launcher runs the pipelined dW kernels (no start-value load) from 4096 active tokens without
+// accumulate, the preloading kernels below that, in place and gathered: one token either side of the
+// switch, and past it, both equal the emulator bit for bit (the switch changes which kernel runs, never a
+// bit). Gathered: keys in random order with 3 padding rows, so that the active tokens cross the switch.
 TEST_F(WgmmaDw, BothKernelsAroundTheTokenSwitchEqualEmulator) {
   std::uint64_t seed = 0x73776974;
-  for (const std::int64_t tokens : {4095, 4096, 4100}) {
-    ForwardCase c;
-    c.M = 136;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
-    c.N = 264;
-    c.K = tokens;
-    c.family = properties::ValueFamily::uniform;
-    c.has_bias = true;
-    c.seed = ++seed;
-    c.bf16_operands = true;
-    const BackwardWeightProblem p = properties::weight_problem(c, 0);
-    DeviceWeightGrad out(p.N, p.K, true);
-    bool in_place = false;
-    ASSERT_TRUE(run_dw(p, out, false, &in_place).ok()) << describe(p, c);
-    EXPECT_TRUE(in_place) << describe(p, c);
-    EXPECT_EQ(first_difference(out.read(), emulate_dw(p)), "") << describe(p, c);
-  }
+  for (const bool gathered : {false, true})
+    for (const std::int64_t tokens : {4095, 4096, 4100}) {
+      ForwardCase c;
+      c.M = 136;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
+      c.N = 264;
+      c.K = tokens;
+      c.family = properties::ValueFamily::uniform;
+      c.has_bias = true;
+      c.seed = ++seed;
+      c.bf16_operands = true;
+      BackwardWeightProblem p = properties::weight_problem(c, gathered ? 2 : 0);
+      if (gathered) p = properties::with_padding(p, 3, seed);
+      DeviceWeightGrad out(p.N, p.K, true);
+      bool in_place = false;
+      ASSERT_TRUE(run_dw(p, out, false, &in_place).ok()) << describe(p, c);
+      EXPECT_EQ(in_place, !gathered) << describe(p, c);
+      EXPECT_EQ(first_difference(out.read(), emulate_dw(p)), "") << describe(p, c);
+    }
 }
 
 // No active token: chains of no step. From +0 they give +0 (dW and db); continued, they leave dW and db
