@@ -484,7 +484,7 @@ int main(int argc, char** argv) {
             p.g = g.f();
           }
           p.rows = perm.i();
-          p.R = p.T = M;
+          p.R = M;
           p.dw = out_k.f();
           p.N = N;
           p.K = K;

@@ -176,8 +176,7 @@ int main(int argc, char** argv) {
     detail::BackwardWeightLaunch r;
     r.g = static_cast<const float*>(x.get());
     r.x = static_cast<const float*>(w.get());
-    r.R = r.T = p.M;
-    r.N = p.N, r.K = p.K;
+    r.R = p.M, r.N = p.N, r.K = p.K;
     r.stream = stream;
     // gathered: dW over the tokens in the fixed random order; db: with the bias gradient.
     const auto launch = [&](int t, void* out, bool gathered = false, float* db = nullptr) {

@@ -37,7 +37,6 @@ struct BackwardWeightLaunch {
   const std::uint16_t* g_bf16 = nullptr;  // [T, N], bf16 variants
   const int* rows = nullptr;   // device memory [R], or null: step r is row r
   int R = 0;                   // reduction steps (active tokens), 0 <= R <= T
-  int T = 0;                   // rows of x and g (a gathered launch reads rows[r] < T)
   float* dw = nullptr;         // [N, K]
   float* db = nullptr;         // [N], or null
   int N = 0, K = 0;

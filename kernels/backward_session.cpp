@@ -117,11 +117,10 @@ Status reserve_index(State& s, std::int64_t n) {
   return Status::success();
 }
 
-// One launch of the variant over `R` rows of (x, g), which hold `T` rows: rows[r] through the index when
-// `rows` is set (uploaded at idx + offset), else row r. The first launch starts the chains from +0 unless the session
+// One launch of the variant over `R` rows of (x, g): rows[r] through the index when `rows` is set
+// (uploaded at idx + offset), else row r. The first launch starts the chains from +0 unless the session
 // continues from dW; every later one continues.
-Status launch(State& s, const void* x, const void* g, std::int64_t T, const std::vector<int>* rows, std::int64_t offset,
-              std::int64_t R) {
+Status launch(State& s, const void* x, const void* g, const std::vector<int>* rows, std::int64_t offset, std::int64_t R) {
   detail::BackwardWeightLaunch p;
   if (s.es == 2) {
     p.x_bf16 = static_cast<const std::uint16_t*>(x);
@@ -140,7 +139,6 @@ Status launch(State& s, const void* x, const void* g, std::int64_t T, const std:
     p.rows = dst;
   }
   p.R = static_cast<int>(R);
-  p.T = static_cast<int>(T);
   p.dw = static_cast<float*>(s.cfg.dw.data);
   p.db = static_cast<float*>(s.cfg.db.data);
   p.N = static_cast<int>(s.cfg.N);
@@ -178,10 +176,10 @@ struct Item {
   int src;  // the staging slot, or the microbatch row
 };
 
-// Folds in a validated microbatch of T rows whose active rows `rows` (ascending key order) take the places
+// Folds in a validated microbatch whose active rows `rows` (ascending key order) take the places
 // `places` (ascending, none reduced or staged yet). Refusals (bad_size, a failed allocation) come
 // before the first copy or launch; a failure after that breaks the session.
-Status absorb(State& s, const void* x, const void* g, std::int64_t T, const std::vector<std::int64_t>& places,
+Status absorb(State& s, const void* x, const void* g, const std::vector<std::int64_t>& places,
               const std::vector<int>& rows) {
   // The run of consecutive places from the first unreduced one, from the microbatch and the staging.
   std::vector<Item> run;
@@ -248,18 +246,18 @@ Status absorb(State& s, const void* x, const void* g, std::int64_t T, const std:
       const Item& item = run[static_cast<std::size_t>(r)];
       slots.push_back(item.staged ? item.src : slot_of.at(item.place));
     }
-    if (Status st = launch(s, s.sx, s.sg, s.capacity, &slots, 0, head); !st.ok()) return st;
+    if (Status st = launch(s, s.sx, s.sg, &slots, 0, head); !st.ok()) return st;
   }
   if (reducible > head) {
     const int first = run[static_cast<std::size_t>(head)].src;
     if (tail_in_place) {
       const char* xs = static_cast<const char*>(x) + first * s.cfg.K * s.es;
       const char* gs = static_cast<const char*>(g) + first * s.cfg.N * s.es;
-      if (Status st = launch(s, xs, gs, reducible - head, nullptr, 0, reducible - head); !st.ok()) return st;
+      if (Status st = launch(s, xs, gs, nullptr, 0, reducible - head); !st.ok()) return st;
     } else {
       std::vector<int> tail;
       for (std::int64_t r = head; r < reducible; ++r) tail.push_back(run[static_cast<std::size_t>(r)].src);
-      if (Status st = launch(s, x, g, T, &tail, head, reducible - head); !st.ok()) return st;
+      if (Status st = launch(s, x, g, &tail, head, reducible - head); !st.ok()) return st;
     }
   }
   // The reduced rows leave the staging; the copied rows not reduced enter it.
@@ -430,7 +428,7 @@ Status BackwardWeightSession::submit(const TensorRef& x, const TensorRef& g, con
 
   const void* xd = s.es == 2 ? static_cast<const void*>(p.x_bf16) : static_cast<const void*>(p.x);
   const void* gd = s.es == 2 ? static_cast<const void*>(p.g_bf16) : static_cast<const void*>(p.g);
-  if (Status st = absorb(s, xd, gd, T, places, order); !st.ok()) return st;
+  if (Status st = absorb(s, xd, gd, places, order); !st.ok()) return st;
   if (!s.cfg.expected_keys) {
     s.keyed = has_keys;
     s.consumed += static_cast<std::int64_t>(order.size());
@@ -465,7 +463,7 @@ Status BackwardWeightSession::finish() {
   if (Status st = reserve_index(s, R); !st.ok()) return st;
   if (R > 0 || (!s.started && !s.cfg.accumulate)) {
     s.broken = true;
-    if (Status st = launch(s, s.sx, s.sg, s.capacity, R > 0 ? &slots : nullptr, 0, R); !st.ok()) return st;
+    if (Status st = launch(s, s.sx, s.sg, R > 0 ? &slots : nullptr, 0, R); !st.ok()) return st;
     s.broken = false;
   }
   for (const int slot : slots) s.free_slots.insert(slot);

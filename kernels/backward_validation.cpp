@@ -384,7 +384,6 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   }
   p->rows = nullptr;
   p->R = static_cast<int>(rows.size());
-  p->T = static_cast<int>(T);
   p->dw = static_cast<float*>(a.dw.data);
   p->db = has_db ? static_cast<float*>(a.db.data) : nullptr;
   p->N = static_cast<int>(N);

@@ -101,9 +101,8 @@ constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUS
 //   dx:        A = G [M, K] K-major, B = W [K, N] N-major (dX's (M, K, N) named as the tile's (M, N, K));
 //   dw:        A = G^T, G [K, M] M-major, B = X [K, N] N-major, both by TMA with rows 0..K-1 in place
 //              (dW's (N, K, tokens) named as (M, N, K));
-//   dw_gather: dw with row r of both read from token rows[r], by TMA one token row at a time (or, with
-//              ORDO_WGMMA_GATHER=cp.async, 16-byte cp.async chunks) into the layout a whole-tile TMA box
-//              would have written (a gather, never a copy of G or X).
+//   dw_gather: dw with row r of both read from token rows[r]: the producer warpgroup copies 16-byte
+//              chunks with cp.async into the layout TMA would have written (a gather, never a copy of G or X).
 //   dw_pipelined, dw_gather_pipelined: dw, dw_gather always from +0 (no accumulate). Loading start values
 //              into the accumulators (dw and dw_gather with accumulate) makes ptxas serialize every wgmma
 //              of the kernel (its C7515 diagnostic); these kernels have no such load and keep the wgmma
@@ -153,10 +152,9 @@ struct KernelArgs {
   int scale_d_first;
   int probe_width;
   // dW only: with accumulate, every chain starts from y's current value instead of +0; for dw_gather,
-  // the operands and the device index of the reduction order (row r is token rows[r]), read by TMA
-  // (gather_by_tma: map_x and map_w are G and X in one-row boxes) or by cp.async.
+  // the operands and the device index of the reduction order (row r is token rows[r]).
   bool accumulate;
-  bool gather_by_tma;
+  bool gather_waits;  // the gather's producers wait for their own copies (see produce_gathered)
   const std::uint16_t* gather_g;  // [T, M]
   const std::uint16_t* gather_x;  // [T, N]
   const int* rows;                // [K]
@@ -318,6 +316,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const int s = it % kRingStages;
       mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
+      // The gather's copies went through the generic proxy and were published without a fence (its
+      // producers do not wait for them): order them before this thread's wgmma reads.
+      if constexpr (kGathered<kOps>) fence_proxy_async_shared();
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
@@ -415,10 +416,14 @@ __device__ __forceinline__ int live_boxes(int width, int first_column, int exten
 // are 4 whole 128-byte rows (coalesced), and a thread needs only 4 token indices per stage, read a
 // stage ahead so that no copy waits for an index load (measured on the H200: with an index load per
 // chunk the gather ran at a third of the in-place speed; with one row per thread, uncoalesced, no
-// better). A stage is published two stages late: after issuing stage `it`, a thread waits for its
-// copies of stage it - 2, fences them for the async proxy (wgmma reads through it) and arrives on that
-// stage's full barrier (128 arrivals). With 4 stages the consumers, waiting on stage it - 2, have
-// released stage it - 4, so the producers' wait for it never blocks them.
+// better). The full barrier of a stage expects 128 arrivals, one per thread, which the hardware makes
+// once that thread's copies of the stage have landed (cp.async.mbarrier.arrive): a producer never waits
+// for its own copies, only for a free stage, so that every stage the consumers are not reading is in
+// flight. The consumers fence the stage for the async proxy (wgmma reads through it) after their wait.
+// With gather_waits (ORDO_WGMMA_GATHER=wait, a measurement switch), the earlier scheme: a stage is
+// published two stages late, after issuing stage `it` a thread waits for its copies of stage it - 2,
+// fences them and arrives; with 4 stages the consumers, waiting on stage it - 2, have released stage
+// it - 4, so the producers' wait for it never blocks them.
 constexpr int kGatherLag = 2;
 static_assert(kGatherLag + 2 <= kStages, "the producers' lag must leave the consumers a stage to release");
 
@@ -469,89 +474,33 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
           cp_async_16_zfill(tile + r * kNMajorBoxColumns + ((chunk ^ (r & 7)) * 8), src, live ? 16 : 0);
         }
       }
-      cp_async_commit_group();
-      if (it >= kGatherLag) {
-        cp_async_wait_group<kGatherLag>();
-        publish_gathered_stage(full, it - kGatherLag);
+      if (!a.gather_waits) {
+        cp_async_mbarrier_arrive_noinc(&full[s]);
+      } else {
+        cp_async_commit_group();
+        if (it >= kGatherLag) {
+          cp_async_wait_group<kGatherLag>();
+          publish_gathered_stage(full, it - kGatherLag);
+        }
       }
 #pragma unroll
       for (int q = 0; q < kRowsPerThread; ++q) token[q] = next[q];
     }
   }
+  if (!a.gather_waits) {
+    cp_async_wait_all();  // no thread leaves with copies in flight
+    return;
+  }
   // The last stages still unpublished.
   cp_async_wait_group<0>();
   for (int stage = max(0, it - kGatherLag); stage < it; ++stage) publish_gathered_stage(full, stage);
-}
-
-// dw_gather's producer by TMA: warps 0 and 1 of warpgroup 0, lane l of warp w loading reduction row
-// r = 32 w + l of every stage: token rows[64 kt + r] as one box of 64 columns x 1 row for each live box of
-// G (A) and of X (B), written at row r of the box's 128-byte swizzled tile. TMA swizzles by the
-// shared-memory address (the 16-byte chunk c of a 128-byte line lands at c ^ (address / 128 % 8)), and the
-// tiles are 1024-byte aligned, so a one-row box at row r lands where a 64-row box would have put that row.
-// Rows past K are zeroed by the lane itself (a whole box outside the tensor is not a copy TMA promises to
-// count). Each warp's lane 0 arrives on the stage's full barrier (2 arrivals) announcing its rows' bytes.
-// One TMA per row is what Hopper has (no gather form before sm_100): a warp instruction issues 32 of
-// them, and the copies complete without the producers waiting, as the in-place path's boxes do.
-constexpr int kTmaGatherWarps = kBK / 32;
-
-__device__ __forceinline__ void produce_gathered_tma(const KernelArgs& a, const CUtensorMap* map_g,
-                                                     const CUtensorMap* map_x, std::uint16_t* g_tiles,
-                                                     std::uint16_t* x_tiles, std::uint64_t* full, std::uint64_t* empty,
-                                                     int k_tiles, unsigned cluster, unsigned clusters) {
-  using namespace sm90;
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int r = warp * 32 + lane;  // this lane's reduction row of every stage
-  auto token_of = [&a, r](int kt) {
-    const int step = kt * kBK + r;
-    return step < a.K ? __ldg(a.rows + step) : -1;
-  };
-  int it = 0;
-  for (unsigned u = cluster; u < a.units; u += clusters) {
-    const Unit w = unit_at<false, 1>(a, u, 0);
-    const int a_boxes = live_boxes(kBM, w.m0, a.M);
-    const int b_boxes = live_boxes(w.width, w.n0, a.N);
-    int token = token_of(0);
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const int s = it % kStages;
-      const int next = kt + 1 < k_tiles ? token_of(kt + 1) : -1;
-      std::uint16_t* g_row = g_tiles + s * kBM * kBK + r * kNMajorBoxColumns;
-      std::uint16_t* x_row = x_tiles + s * kBN * kBK + r * kNMajorBoxColumns;
-      if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-      if (token < 0) {  // past K: a row of zeros in every live box, published by the arrival below
-        const uint4 zero = make_uint4(0, 0, 0, 0);
-        for (int box = 0; box < a_boxes + b_boxes; ++box) {
-          auto* line = reinterpret_cast<uint4*>(box < a_boxes ? g_row + box * kNMajorBoxColumns * kBK
-                                                              : x_row + (box - a_boxes) * kNMajorBoxColumns * kBK);
-#pragma unroll
-          for (int c = 0; c < 8; ++c) line[c] = zero;
-        }
-        fence_proxy_async_shared();
-      }
-      __syncwarp();
-      if (lane == 0) {
-        const int live_rows = max(0, min(32, a.K - kt * kBK - warp * 32));
-        mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(live_rows * (a_boxes + b_boxes) * 128));
-      }
-      __syncwarp();
-      if (token >= 0) {
-#pragma unroll 1
-        for (int box = 0; box < a_boxes; ++box)
-          tma_load_2d(g_row + box * kNMajorBoxColumns * kBK, map_g, &full[s], w.m0 + box * kNMajorBoxColumns, token);
-#pragma unroll 1
-        for (int box = 0; box < b_boxes; ++box)
-          tma_load_2d(x_row + box * kNMajorBoxColumns * kBK, map_x, &full[s], w.n0 + box * kNMajorBoxColumns, token);
-      }
-      token = next;
-    }
-  }
 }
 #endif
 
 // map_x and map_w per kOps (see Ops): forward: X [M, K] in boxes of kBM x kBK, W [N, K] in boxes of
 // kBN / kCluster (map_w), kHalfBN / kCluster (map_w_half) or kQuarterBN / kCluster (map_w_quarter) rows x
 // kBK; dx: G as X, and W [K, N] in boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes
-// of 64 columns x kBK rows; dw_gather: G and X in boxes of 64 columns x 1 row (gather_by_tma), else none
-// (the operands are in a). map_w_half and map_w_quarter are
+// of 64 columns x kBK rows; dw_gather: no maps (the operands are in a). map_w_half and map_w_quarter are
 // used by the forward only.
 template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
 __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
@@ -590,7 +539,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
   // per consumer warp of every block in the cluster, since each block's producer writes W into all of them.
   if (threadIdx.x == 0) {
     for (int s = 0; s < kRingStages; ++s) {
-      mbarrier_init(&full[s], !kGathered<kOps> ? 1 : a.gather_by_tma ? kTmaGatherWarps : 128);
+      mbarrier_init(&full[s], kGathered<kOps> ? 128 : 1);
       mbarrier_init(&empty[s], kCluster * kConsumersFor<kRowsA> * 4);
     }
     fence_barrier_init();
@@ -605,10 +554,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
   // consumers store the current one.
   if (wg == 0) {  // producer
     if constexpr (kGathered<kOps>) {
-      if (!a.gather_by_tma)
-        produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
-      else if (threadIdx.x < 32 * kTmaGatherWarps)
-        produce_gathered_tma(a, &map_x, &map_w, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
+      produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
       int it = 0;
       const unsigned units = cluster_units<kCluster, kRowsA>(a);
@@ -781,7 +727,7 @@ struct GemmCall {
   const std::uint16_t* gather_g = nullptr;
   const std::uint16_t* gather_x = nullptr;
   const int* rows = nullptr;
-  bool gather_by_tma = false;  // map_x, map_w: G and X in one-row boxes (produce_gathered_tma)
+  bool gather_waits = false;  // KernelArgs::gather_waits
   // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width).
   bool has_map_w_168 = false;
   CUtensorMap map_w_168{};
@@ -829,7 +775,7 @@ cudaError_t launch_gemm(const GemmCall& c) {
   args.gather_g = c.gather_g;
   args.gather_x = c.gather_x;
   args.rows = c.rows;
-  args.gather_by_tma = c.gather_by_tma;
+  args.gather_waits = c.gather_waits;
   args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
   const bool general_only = general_kernel_only();
   args.unit_n = kBN;
@@ -951,16 +897,16 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 // slower or equal at every size, so the gathered path keeps the one kernel.
 constexpr int kPipelinedDwFromTokens = 4096;
 
-// How the gathered dW reads its rows. ORDO_WGMMA_GATHER is a measurement switch (the same bits):
-// "cp.async" runs the earlier producer (16-byte cp.async chunks, always the kernel that can load start
-// values), "tma-serial" the TMA producer in that kernel; unset, the TMA producer with the pipelined kernel
-// from kPipelinedDwFromTokens tokens without accumulate, as in place.
-enum class GatherMode { tma, tma_serial, cp_async };
+// How the gathered dW runs. ORDO_WGMMA_GATHER is a measurement switch (the same bits): "wait" runs the
+// earlier producers, which wait for their own copies two stages late, always in the kernel that can load
+// start values; "serial" the producers that do not wait, in that kernel; unset, those producers with the
+// pipelined kernel from kPipelinedDwFromTokens tokens without accumulate, as in place.
+enum class GatherMode { no_wait, serial, wait };
 GatherMode gather_mode() {
   const char* v = std::getenv("ORDO_WGMMA_GATHER");
-  if (v == nullptr) return GatherMode::tma;
+  if (v == nullptr) return GatherMode::no_wait;
   const std::string mode(v);
-  return mode == "cp.async" ? GatherMode::cp_async : mode == "tma-serial" ? GatherMode::tma_serial : GatherMode::tma;
+  return mode == "wait" ? GatherMode::wait : mode == "serial" ? GatherMode::serial : GatherMode::no_wait;
 }
 
 // dW [N, K] = G^T X over the R active tokens: the tile's (M, N, K) are (N, K, R); G [T, N] is the
@@ -981,17 +927,10 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
       c.gather_x = p.x_bf16;
       c.rows = p.rows;
       const GatherMode mode = gather_mode();
-      // The maps need the operands' row count (every rows[r] < T); a launch without it copies by cp.async.
-      c.gather_by_tma = mode != GatherMode::cp_async && p.T > 0;
-      if (c.gather_by_tma) {
-        e = encode_bf16_map(&c.map_x, p.g_bf16, p.T, p.N, kNMajorBoxColumns, 1);
-        if (e == cudaSuccess) e = encode_bf16_map(&c.map_w, p.x_bf16, p.T, p.K, kNMajorBoxColumns, 1);
-        c.map_w_half = c.map_w_quarter = c.map_w;
-      }
-      if (e == cudaSuccess)
-        e = mode == GatherMode::tma && !p.accumulate && p.R >= kPipelinedDwFromTokens
-                ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
-                : launch_gemm<1, Ops::dw_gather>(c);
+      c.gather_waits = mode == GatherMode::wait;
+      e = mode == GatherMode::no_wait && !p.accumulate && p.R >= kPipelinedDwFromTokens
+              ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
+              : launch_gemm<1, Ops::dw_gather>(c);
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);

@@ -149,7 +149,6 @@ void check_dw(const char* name, ordo::kernels::detail::BackwardWeightLaunchFn la
   p.x = xs.data() + c.offset;
   p.rows = c.gather ? rows.data() : nullptr;
   p.R = R;
-  p.T = c.T;
   p.dw = dw;
   p.db = c.db ? db : nullptr;
   p.N = c.N;

@@ -112,6 +112,13 @@ template <int kPending>
 __device__ __forceinline__ void cp_async_wait_group() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
+// An arrival on `bar` that the hardware makes once every cp.async this thread issued before it has
+// completed (PTX ISA, cp.async.mbarrier.arrive); .noinc: the barrier's expected count already includes it.
+// The thread does not wait: its copies land and are counted while it goes on issuing the next ones.
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // Orders this thread's generic-proxy writes to shared memory (st.shared, cp.async) before later
 // async-proxy reads of it (wgmma operands), once published through an mbarrier arrival.
 __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
