@@ -437,17 +437,28 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
                                                  unsigned cluster, unsigned clusters) {
   using namespace sm90;
   constexpr int kRowsPerThread = kBK / 16;
+  constexpr int kBoxElements = kNMajorBoxColumns * kBK;
   const int chunk = static_cast<int>(threadIdx.x) % 8, first_row = static_cast<int>(threadIdx.x) / 8;
   // The token of row first_row + 16 q of k tile kt, or -1 past K (zero fill).
   auto token_of = [&a, first_row](int kt, int q) {
     const int step = kt * kBK + first_row + 16 * q;
     return step < a.K ? __ldg(a.rows + step) : -1;
   };
+  // Where this thread's chunk of its row q lands in every box: the same in every stage and box.
+  int dst[kRowsPerThread];
+#pragma unroll
+  for (int q = 0; q < kRowsPerThread; ++q) {
+    const int r = first_row + 16 * q;
+    dst[q] = r * kNMajorBoxColumns + ((chunk ^ (r & 7)) * 8);
+  }
   int it = 0;
   for (unsigned u = cluster; u < a.units; u += clusters) {
     const Unit w = unit_at<false, 1>(a, u, 0);
     const int a_boxes = live_boxes(kBM, w.m0, a.M);
     const int b_boxes = live_boxes(w.width, w.n0, a.N);
+    // This thread's first column in G and X; M and N are multiples of 8, so a chunk is wholly inside the
+    // extent or wholly past it (zero fill).
+    const int g_col = w.m0 + chunk * 8, x_col = w.n0 + chunk * 8;
     int token[kRowsPerThread];
 #pragma unroll
     for (int q = 0; q < kRowsPerThread; ++q) token[q] = token_of(0, q);
@@ -457,21 +468,27 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 #pragma unroll
       for (int q = 0; q < kRowsPerThread; ++q) next[q] = kt + 1 < k_tiles ? token_of(kt + 1, q) : -1;
       if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
-#pragma unroll 1
-      for (int box = 0; box < a_boxes + b_boxes; ++box) {
-        const bool is_a = box < a_boxes;
-        const int col =
-            (is_a ? w.m0 + box * kNMajorBoxColumns : w.n0 + (box - a_boxes) * kNMajorBoxColumns) + chunk * 8;
-        const int ld = is_a ? a.M : a.N;
-        const std::uint16_t* base = is_a ? a.gather_g : a.gather_x;
-        std::uint16_t* tile = is_a ? x_tiles + s * kBM * kBK + box * kNMajorBoxColumns * kBK
-                                   : w_tiles + s * kBN * kBK + (box - a_boxes) * kNMajorBoxColumns * kBK;
+      std::uint16_t* a_stage = x_tiles + s * kBM * kBK;
+      std::uint16_t* b_stage = w_tiles + s * kBN * kBK;
 #pragma unroll
-        for (int q = 0; q < kRowsPerThread; ++q) {
-          const int r = first_row + 16 * q;
-          const bool live = token[q] >= 0 && col < ld;
-          const std::uint16_t* src = live ? base + static_cast<size_t>(token[q]) * ld + col : base;
-          cp_async_16_zfill(tile + r * kNMajorBoxColumns + ((chunk ^ (r & 7)) * 8), src, live ? 16 : 0);
+      for (int q = 0; q < kRowsPerThread; ++q) {
+        const bool row_live = token[q] >= 0;
+        const std::size_t row = static_cast<std::size_t>(max(token[q], 0));
+        const std::uint16_t* g_src = a.gather_g + row * static_cast<std::size_t>(a.M) + g_col;
+        const std::uint16_t* x_src = a.gather_x + row * static_cast<std::size_t>(a.N) + x_col;
+#pragma unroll
+        for (int j = 0; j < kBM / kNMajorBoxColumns; ++j) {
+          if (j >= a_boxes) break;
+          const bool live = row_live && g_col + j * kNMajorBoxColumns < a.M;
+          cp_async_16_zfill(a_stage + j * kBoxElements + dst[q], live ? g_src + j * kNMajorBoxColumns : a.gather_g,
+                            live ? 16 : 0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBN / kNMajorBoxColumns; ++j) {
+          if (j >= b_boxes) break;
+          const bool live = row_live && x_col + j * kNMajorBoxColumns < a.N;
+          cp_async_16_zfill(b_stage + j * kBoxElements + dst[q], live ? x_src + j * kNMajorBoxColumns : a.gather_x,
+                            live ? 16 : 0);
         }
       }
       if (!a.gather_waits) {
