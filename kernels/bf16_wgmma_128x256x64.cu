@@ -459,6 +459,10 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
     // This thread's first column in G and X; M and N are multiples of 8, so a chunk is wholly inside the
     // extent or wholly past it (zero fill).
     const int g_col = w.m0 + chunk * 8, x_col = w.n0 + chunk * 8;
+    // A whole 128x256 tile inside the extents: every box is live, and the copies of a row need no check
+    // but the row's own (rows past K). Measured on the H200 (ncu source counters): the producers issue
+    // all the time, so each instruction per copy counts; these copies are one LDGSTS each.
+    const bool whole = w.width == kBN && w.m0 + kBM <= a.M && w.n0 + kBN <= a.N;
     int token[kRowsPerThread];
 #pragma unroll
     for (int q = 0; q < kRowsPerThread; ++q) token[q] = token_of(0, q);
@@ -470,8 +474,24 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
       if (it >= kStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kStages - 1) & 1));
       std::uint16_t* a_stage = x_tiles + s * kBM * kBK;
       std::uint16_t* b_stage = w_tiles + s * kBN * kBK;
+      if (whole) {
 #pragma unroll
-      for (int q = 0; q < kRowsPerThread; ++q) {
+        for (int q = 0; q < kRowsPerThread; ++q) {
+          // Past K: row 0's chunks (a valid address), none of it read (zero fill).
+          const std::size_t row = static_cast<std::size_t>(max(token[q], 0));
+          const int bytes = token[q] >= 0 ? 16 : 0;
+          const std::uint16_t* g_src = a.gather_g + row * static_cast<std::size_t>(a.M) + g_col;
+          const std::uint16_t* x_src = a.gather_x + row * static_cast<std::size_t>(a.N) + x_col;
+#pragma unroll
+          for (int j = 0; j < kBM / kNMajorBoxColumns; ++j)
+            cp_async_16_zfill(a_stage + j * kBoxElements + dst[q], g_src + j * kNMajorBoxColumns, bytes);
+#pragma unroll
+          for (int j = 0; j < kBN / kNMajorBoxColumns; ++j)
+            cp_async_16_zfill(b_stage + j * kBoxElements + dst[q], x_src + j * kNMajorBoxColumns, bytes);
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < kRowsPerThread && !whole; ++q) {
         const bool row_live = token[q] >= 0;
         const std::size_t row = static_cast<std::size_t>(max(token[q], 0));
         const std::uint16_t* g_src = a.gather_g + row * static_cast<std::size_t>(a.M) + g_col;
