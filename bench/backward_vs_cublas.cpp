@@ -119,7 +119,8 @@ void usage(std::FILE* f) {
                "  --dtype f32|bf16    operand dtype of G, W, X (default f32); the variants must take it\n"
                "  --shapes \"M,N,K;..\"  shapes (default: M in {64,1024,4096,16384} x (K,N) in\n"
                "                      f32:  {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows;\n"
-               "                      bf16: {(5376,5376),(4096,5376)})\n"
+               "                      bf16: {(5376,5376),(4096,5376),(5376,16128)}, the forward bench's BF16 rows\n"
+               "                      (16128 = the fused Q/K/V projection))\n"
                "  --ops LIST          comma list of dx, dw, dw-gather (default all three)\n"
                "  --dx-variant ID     the dX variant to time (default f32: %s,\n"
                "                      bf16: %s)\n"
@@ -204,7 +205,7 @@ Options parse_args(int argc, char** argv) {
   if (o.dw_variant.empty()) o.dw_variant = bf16 ? kDwBf16 : kDw;
   if (o.shapes.empty()) {
     using KN = std::vector<std::pair<std::int64_t, std::int64_t>>;
-    const KN kn = bf16 ? KN{{5376, 5376}, {4096, 5376}} : KN{{32, 5376}, {5376, 32}, {5376, 5376}};
+    const KN kn = bf16 ? KN{{5376, 5376}, {4096, 5376}, {5376, 16128}} : KN{{32, 5376}, {5376, 32}, {5376, 5376}};
     for (const std::int64_t M : {64, 1024, 4096, 16384})
       for (const auto& [K, N] : kn) o.shapes.push_back({M, N, K});
   }
