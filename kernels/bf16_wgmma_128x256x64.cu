@@ -10,7 +10,7 @@
 // of three warpgroups per SM) walks the 128x256 output tiles round-robin in a fixed, rasterised order:
 //   * warpgroup 0 is the producer: one thread streams the A and B tiles of each 64-wide k tile into a
 //     4-stage shared-memory ring with TMA (128-byte swizzle), signalling "full" mbarriers (gathered dW:
-//     all 128 threads, with cp.async);
+//     all 128 threads, with cp.async, each thread's arrival made by the hardware when its copies land);
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
 // Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
@@ -928,10 +928,11 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 
 // Which dW kernel runs: the bits are the same (every chain starts at +0, or at dW with accumulate, and runs
 // over the same tokens in the same order), only the speed differs. Measured on the H200 against the kernel
-// whose wgmma ptxas serializes (reports/evidence/h200-e29902d-dw-split/): without accumulate the pipelined
+// whose wgmma ptxas serializes (reports/evidence/h200-f7576d5-dw-split/): without accumulate the pipelined
 // in-place kernel is faster from 4096 tokens (1.32 -> 1.21x cuBLAS at 4096 x 5376 x 4096, 1.36 -> 1.15x at
-// 16384) and slower below (64 tokens: 1.27 -> 1.76x; 1024: 1.36 -> 1.41x); a pipelined gathered kernel was
-// slower or equal at every size, so the gathered path keeps the one kernel.
+// 16384) and slower below (64 tokens: 1.27 -> 1.76x; 1024: 1.36 -> 1.41x). The gathered path follows the same
+// rule; with the gather of 9e2c8f9 its pipelined kernel measured the same as the other (the producers set the
+// pace; reports/evidence/h200-9e2c8f9-dw-gather-no-wait/).
 constexpr int kPipelinedDwFromTokens = 4096;
 
 // How the gathered dW runs. ORDO_WGMMA_GATHER is a measurement switch (the same bits): "wait" runs the
