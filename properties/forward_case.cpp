@@ -208,6 +208,10 @@ rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseO
   return gen_grid_case(std::move(families), o, 1, 128, 16000, 22000, 64);
 }
 
+rc::Gen<ForwardCase> gen_weight_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
+  return gen_grid_case(std::move(families), o, 128, 1100, 256, 1100, 300);
+}
+
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {
   return gen_forward_case(limits, std::move(families), CaseOptions{.bf16_operands = bf16_operands});
 }
