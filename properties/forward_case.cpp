@@ -209,7 +209,7 @@ rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseO
 }
 
 rc::Gen<ForwardCase> gen_weight_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
-  return gen_grid_case(std::move(families), o, 1024, 1800, 2048, 3000, 100);
+  return gen_grid_case(std::move(families), o, 512, 1800, 2048, 3000, 100);
 }
 
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {

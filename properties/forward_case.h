@@ -59,8 +59,8 @@ rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, Case
 // fused projection or a vocabulary at small batch: one wave of wide tiles, where a variant may pick
 // another tile width for the whole grid (the wgmma forward's 128x168 units, wgmma_forward_unit_width).
 rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseOptions options);
-// dW cases of weight-sized outputs over few tokens, read as dW's (N, K, T) = (M, N, K): N in [1024, 1800],
-// K in [2048, 3000], T in [1, 100]. 64 to 180 output tiles of 128 x 256: grids of one partial wave (which the
+// dW cases of weight-sized outputs over few tokens, read as dW's (N, K, T) = (M, N, K): N in [512, 1800],
+// K in [2048, 3000], T in [1, 100]. 32 to 180 output tiles of 128 x 256: grids of one partial wave (which the
 // wgmma dW runs in 128 x 128 halves when at most half full), of one wave of whole tiles, and of a wave and a
 // tail; whole tiles are the ones whose gathered rows the wgmma dW copies without per-chunk checks. Most token
 // counts end in a partial 64-token stage and a partial 16-token step.

@@ -164,8 +164,8 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
   if (t.device_buffers)
     s.properties.push_back(spec_for(
         t, "backward.dw_kernel_equals_emulator_large_grid",
-        "dW and db of the subject == the emulator's, bit for bit, on weight-sized outputs (N in [1024, 1800], K in "
-        "[2048, 3000]) over up to 100 tokens, keys and padding as above: grids of 64 to 180 tiles of 128 x 256 (a "
+        "dW and db of the subject == the emulator's, bit for bit, on weight-sized outputs (N in [512, 1800], K in "
+        "[2048, 3000]) over up to 100 tokens, keys and padding as above: grids of 32 to 180 tiles of 128 x 256 (a "
         "partial wave, a whole one, a wave and a tail), partial last stages",
         PropertyKind::bitwise, l2 ? 1000 : 100, gen_weight_grid_case(all, options),
         [subject, emulator](const ForwardCase& c) { return check_dw_equal(*subject, *emulator, c); }, o));

@@ -6,6 +6,7 @@
 
 #include "core/contract.h"
 #include "core/float_bits.h"
+#include "kernels/wgmma_schedule.h"
 #include "properties/forward_case.h"
 #include "properties/suite.h"
 
@@ -160,6 +161,40 @@ TEST(ShapeGenerator, BackwardRowMultiplesHoldForEveryCase) {
   EXPECT_TRUE(free_m) << "dX cases never had an M outside the multiple";
   EXPECT_TRUE(free_k) << "dW cases never had a token count outside the multiple";
   EXPECT_TRUE(any_odd) << "a subject without a multiple was constrained";
+}
+
+// backward.dw_kernel_equals_emulator_large_grid exists to reach the wgmma dW's whole 128x256 tiles, which
+// it runs only in grids of more than half a wave (kernels/wgmma_schedule.h, dW keeps halves), and its copies
+// of the rows past the last token (a defect planted there went unseen by smaller grids,
+// reports/evidence/h200-8ef7e95-planted-gather-tail/). Its cases must keep drawing grids of every kind on
+// the H200's 132 SMs, and token counts off the 16-token step.
+TEST(ShapeGenerator, WeightGridCasesReachWholeWgmmaDwTiles) {
+  SubjectTraits dw;
+  dw.contract = contract_bwd_dw_bf16_tc_fdpa_sm90();
+  dw.operand_dtype = DType::bf16;
+  dw.k_multiple = 8;
+  const auto gen = gen_weight_grid_case(all_families(), backward_case_options(dw));
+  rc::Random root(13);
+  constexpr int kCases = 400;
+  int halves_only = 0, one_whole_wave = 0, wave_and_tail = 0, partial_step = 0;
+  for (int i = 0; i < kCases; ++i) {
+    const ForwardCase c = gen(root.split(), rc::kNominalSize).value();
+    const std::int64_t N = c.M, K = c.N, T = c.K;  // dW's (N, K, T)
+    ASSERT_TRUE(N >= 512 && N <= 1800 && K >= 2048 && K <= 3000 && T >= 1 && T <= 100) << c.summary();
+    const std::int64_t tiles = ((N + 127) / 128) * ((K + 255) / 256);
+    const kernels::detail::WgmmaSchedule s = kernels::detail::wgmma_schedule(tiles, 132, 2);
+    if (s.full_units == 0)
+      ++halves_only;
+    else if (s.units == s.full_units)
+      ++one_whole_wave;
+    else
+      ++wave_and_tail;
+    if (T % 16 != 0) ++partial_step;
+  }
+  EXPECT_GT(halves_only, kCases / 20) << "no grid of one partial wave (halves)";
+  EXPECT_GT(one_whole_wave, kCases / 10) << "too few grids of whole tiles without a tail";
+  EXPECT_GT(wave_and_tail, kCases / 10) << "too few grids of whole tiles and a tail";
+  EXPECT_GT(partial_step, kCases / 2) << "token counts mostly whole 16-token steps";
 }
 
 }  // namespace
