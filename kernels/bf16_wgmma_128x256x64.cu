@@ -83,13 +83,22 @@ constexpr int kSmallMCluster = 4;
 //     clusters of kSmallMCluster blocks sharing the A tile. cuBLAS runs M = 64, N = K = 5376 with the same
 //     grid (84 tiles of 64x64 on 132 SMs, no split-K), 13 stages and clusters of 4 (its kernel
 //     nvjet_sm90_tss_64x64_64x13_4x1, ncu in reports/evidence/h200-5ddd20b-wgmma-168-units/).
+//
+// The general kernel also holds the staging boxes of its stores (kStagingBytes, see store_staged): per
+// consumer two boxes of 64 rows x 32 FP32 columns, 32 KB in all, which fit beside its 192 KB ring.
+constexpr int kStoreBoxColumns = 32;  // 128 bytes of FP32, the widest box the 128-byte swizzle takes
+constexpr int kStoreBoxBytes = 64 * kStoreBoxColumns * 4;
+constexpr int kStagingBytes = kConsumers * 2 * kStoreBoxBytes;
 template <int kRingW, int kRowsA = kBM>
 struct Ring {
   static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168, "the general ring or one unit width's ring");
   static_assert(kRowsA == kBM || (kRowsA == 64 && kRingW == 64), "64-row A tiles only in the small-M kernel");
   static constexpr int stages = kRowsA == 64 ? 13 : kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
   static constexpr int stage_bytes = (kRowsA + kRingW) * kBK * 2;
-  static constexpr int smem_bytes = stages * stage_bytes + 2 * stages * 8 + 1024;  // + barriers + alignment slack
+  static constexpr bool staged_stores = kRingW == kBN && kRowsA == kBM;
+  static constexpr int staging_bytes = staged_stores ? kStagingBytes : 0;
+  // + the staging boxes + barriers + alignment slack
+  static constexpr int smem_bytes = stages * stage_bytes + staging_bytes + 2 * stages * 8 + 1024;
 };
 static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
                   Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024,
@@ -155,6 +164,9 @@ struct KernelArgs {
   // the operands and the device index of the reduction order (row r is token rows[r]).
   bool accumulate;
   bool gather_waits;  // the gather's producers wait for their own copies (see produce_gathered)
+  // The stores go through shared memory and TMA (store_staged; the general kernel, FP32 output, map_y made);
+  // otherwise each thread stores its accumulators.
+  bool staged_stores;
   const std::uint16_t* gather_g;  // [T, M]
   const std::uint16_t* gather_x;  // [T, N]
   const int* rows;                // [K]
@@ -252,15 +264,65 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
   }
 }
 
+// Consumer warpgroup c's stores of one unit through shared memory (FP32 output, the general kernel): per
+// 32 columns, its 64 rows into one of its two staging boxes (64 x 32 FP32, laid out as TMA's 128-byte
+// swizzle reads them: 16-byte chunk q of row r at chunk q ^ (r % 8)), then one TMA store of the box, which
+// writes only the elements inside Y. The warpgroup goes on to the next unit's chains while the stores drain,
+// where per-thread stores of the 128 KB of a 128x256 tile kept both consumers (and the tensor cores) from
+// the next unit. Boxes wholly past N are not stored. The two boxes alternate over all of the warpgroup's
+// stores (`stored` counts them, across units): before the barrier that publishes one, the leader waits
+// until every earlier store has read its box, so that after the barrier the warpgroup may write the other.
+// A warp's float2 writes (8 rows x 32 bytes) take two shared-memory wavefronts, the least for 256 bytes.
+template <int kRingW>
+__device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
+                                             const float (&d)[kRingW / 2], const Unit& w, int c, int warp, int lane,
+                                             unsigned& stored) {
+  using namespace sm90;
+  const bool leader = threadIdx.x % 128 == 0;
+  const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
+#pragma unroll
+  for (int j = 0; j < kRingW / kStoreBoxColumns; ++j) {
+    if (j * kStoreBoxColumns >= w.width || w.n0 + j * kStoreBoxColumns >= a.N) break;
+    unsigned char* box = boxes + (stored++ % 2) * kStoreBoxBytes;
+#pragma unroll
+    for (int i4 = 0; i4 < kStoreBoxColumns / 8; ++i4) {
+      const int i = j * (kStoreBoxColumns / 8) + i4;
+      const int col = w.n0 + 8 * i + 2 * (lane % 4);
+      const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
+      const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r_lo + 8 * h;
+        float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
+        if (a.bias != nullptr) {
+          v0 = __fadd_rn(v0, b0);
+          v1 = __fadd_rn(v1, b1);
+        }
+        const int chunk = 2 * i4 + (lane % 4) / 2;
+        *reinterpret_cast<float2*>(box + r * 128 + ((chunk ^ (r & 7)) * 16) + 8 * (lane % 2)) = make_float2(v0, v1);
+      }
+    }
+    fence_proxy_async_shared();  // this thread's writes, before the async proxy's read of the box
+    if (leader) bulk_wait_group_read_all();
+    named_barrier_sync(1 + c, 128);
+    if (leader) {
+      tma_store_2d(map_y, box, w.n0 + j * kStoreBoxColumns, w.m0 + c * 64);
+      bulk_commit_group();
+    }
+  }
+}
+
 // Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
 template <bool kProbe, int kCluster, Ops kOps, int kRingW, int kRowsA>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
-                                        std::uint64_t* full, std::uint64_t* empty, int k_tiles, int c, unsigned rank,
-                                        unsigned cluster, unsigned clusters) {
+                                        unsigned char* staging, const CUtensorMap* map_y, std::uint64_t* full,
+                                        std::uint64_t* empty, int k_tiles, int c, unsigned rank, unsigned cluster,
+                                        unsigned clusters) {
   using namespace sm90;
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
   int it = 0;
+  unsigned stored = 0;  // the staged stores' boxes so far (store_staged)
   const unsigned units = cluster_units<kCluster, kRowsA>(a);
   for (unsigned u = cluster; u < units; u += clusters) {
     const Unit w = block_unit<kProbe, kCluster, kRowsA>(a, u, rank);
@@ -357,6 +419,12 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       }
       continue;
     }
+    if constexpr (Ring<kRingW, kRowsA>::staged_stores) {
+      if (a.staged_stores) {
+        store_staged<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+        continue;
+      }
+    }
 
     // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte
     // (bf16) access where the pair is inside N and aligned (a.paired_stores), else element by element.
@@ -398,6 +466,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       }
     }
   }
+  // No block leaves with a staged store in flight (its shared memory would be freed under it).
+  if constexpr (Ring<kRingW, kRowsA>::staged_stores)
+    if (a.staged_stores && threadIdx.x % 128 == 0) bulk_wait_group_all();
 }
 #endif
 
@@ -543,7 +614,7 @@ template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kB
 __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
                       const __grid_constant__ CUtensorMap map_w_half, const __grid_constant__ CUtensorMap map_w_quarter,
-                      const KernelArgs a) {
+                      const __grid_constant__ CUtensorMap map_y, const KernelArgs a) {
   // Clusters share W tiles (two blocks, the forward, opt-in) or A tiles (the small-M kernel).
   constexpr bool kSharesA = kRowsA == 64 && kCluster > 1;
   static_assert(kOps == Ops::forward || kCluster == 1 || kSharesA, "only the forward tile shares W in clusters");
@@ -562,7 +633,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
   auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
   auto* w_tiles = x_tiles + kRingStages * kRowsA * kBK;
-  auto* full = reinterpret_cast<std::uint64_t*>(w_tiles + kRingStages * kRingW * kBK);
+  auto* staging = reinterpret_cast<unsigned char*>(w_tiles + kRingStages * kRingW * kBK);  // 1024-byte aligned
+  auto* full = reinterpret_cast<std::uint64_t*>(staging + Ring<kRingW, kRowsA>::staging_bytes);
   auto* empty = full + kRingStages;
   const int k_tiles = (a.K + kBK - 1) / kBK;
   // Warp-uniform as far as the compiler can tell (a shuffle from lane 0): without it, ptxas treats the
@@ -642,8 +714,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, full, empty, k_tiles, wg - 1, rank, cluster,
-                                                    clusters);
+    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, staging, &map_y, full, empty, k_tiles, wg - 1,
+                                                    rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -680,6 +752,21 @@ cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int row
   const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<std::uint16_t*>(base), dims, strides,
                             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows, 128-byte swizzled: the TMA stores
+// of store_staged. TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
+cudaError_t make_store_map(CUtensorMap* map, const float* y, int rows, int cols) {
+  const EncodeTiled encode = encode_tiled();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 4};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kStoreBoxColumns), 64};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(y), dims, strides, box,
+                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -771,6 +858,9 @@ struct GemmCall {
   // The forward and dX: A (X or G) in boxes of 64 / kSmallMCluster rows, for the small-M kernel.
   bool has_map_x_slice = false;
   CUtensorMap map_x_slice{};
+  // Y for the general kernel's staged stores (made by launch_gemm where Y allows them).
+  bool has_map_y = false;
+  CUtensorMap map_y{};
 };
 
 // ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
@@ -780,23 +870,36 @@ bool general_kernel_only() {
   return v != nullptr && std::string(v) == "general";
 }
 
+// ORDO_WGMMA_STORES=direct has every thread store its accumulators in every kernel: a measurement switch for
+// the general kernel's staged stores (store_staged), the same bits.
+bool direct_stores_only() {
+  const char* v = std::getenv("ORDO_WGMMA_STORES");
+  return v != nullptr && std::string(v) == "direct";
+}
+
 // Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
 template <int kCluster, Ops kOps, int kRingW, int kRowsA = kBM>
-cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUtensorMap& map_w, const KernelArgs& args,
+cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUtensorMap& map_w, KernelArgs args,
                           unsigned blocks) {
   if constexpr (kRingW != kBN) {
     if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA>()) return e;
   }
+  args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, map_x,
-                                           map_w, c.map_w_half, c.map_w_quarter, args);
+                                           map_w, c.map_w_half, c.map_w_quarter, c.map_y, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
 }
 
 template <int kCluster, Ops kOps>
-cudaError_t launch_gemm(const GemmCall& c) {
+cudaError_t launch_gemm(GemmCall c) {
+  // Staged stores need an FP32 Y with a 16-byte aligned base and rows (TMA); otherwise direct stores.
+  c.has_map_y = false;
+  if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0 &&
+      !direct_stores_only())
+    c.has_map_y = make_store_map(&c.map_y, c.y, c.M, c.N) == cudaSuccess;
   cudaError_t e = set_smem_attribute<false, kCluster, kOps>();
   int clusters = 0;
   if (e == cudaSuccess) e = resident_clusters<kCluster, kOps>(&clusters);
@@ -865,13 +968,14 @@ cudaError_t launch_gemm(const GemmCall& c) {
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
-                 "(%u whole, %s, ring of %d stages%s)\n",
+                 "(%u whole, %s, ring of %d stages%s, %s stores)\n",
                  c.variant, c.M, c.N, c.K, launch_cluster, resident, blocks, args.units, args.unit_n, args.full_units,
                  !split                     ? "no split"
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
                  : schedule.pieces == 4     ? "last wave in quarters"
                                             : "last wave in halves",
-                 ring_stages, small_m ? ", 64-row A tiles shared by the cluster" : "");
+                 ring_stages, small_m ? ", 64-row A tiles shared by the cluster" : "",
+                 c.has_map_y && !quarters_ring && args.unit_n == kBN ? "staged" : "direct");
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
@@ -935,6 +1039,16 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 // pace; reports/evidence/h200-9e2c8f9-dw-gather-no-wait/).
 constexpr int kPipelinedDwFromTokens = 4096;
 
+// Whether dW over `tokens` active tokens runs the pipelined kernel (never with accumulate: it has no start-value
+// load). ORDO_WGMMA_DW=pipelined (=serial) runs it for every (no) token count: a measurement switch, the same bits.
+bool pipelined_dw(int tokens, bool accumulate) {
+  if (accumulate) return false;
+  const char* v = std::getenv("ORDO_WGMMA_DW");
+  if (v != nullptr && std::string(v) == "pipelined") return true;
+  if (v != nullptr && std::string(v) == "serial") return false;
+  return tokens >= kPipelinedDwFromTokens;
+}
+
 // How the gathered dW runs. ORDO_WGMMA_GATHER is a measurement switch (the same bits): "wait" runs the
 // earlier producers, which wait for their own copies two stages late, always in the kernel that can load
 // start values; "serial" the producers that do not wait, in that kernel; unset, those producers with the
@@ -966,16 +1080,14 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
       c.rows = p.rows;
       const GatherMode mode = gather_mode();
       c.gather_waits = mode == GatherMode::wait;
-      e = mode == GatherMode::no_wait && !p.accumulate && p.R >= kPipelinedDwFromTokens
-              ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
+      e = mode == GatherMode::no_wait && pipelined_dw(p.R, p.accumulate) ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
               : launch_gemm<1, Ops::dw_gather>(c);
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
       c.map_w_half = c.map_w_quarter = c.map_w;
       if (e == cudaSuccess)
-        e = !p.accumulate && p.R >= kPipelinedDwFromTokens ? launch_gemm<1, Ops::dw_pipelined>(c)
-                                                           : launch_gemm<1, Ops::dw>(c);
+        e = pipelined_dw(p.R, p.accumulate) ? launch_gemm<1, Ops::dw_pipelined>(c) : launch_gemm<1, Ops::dw>(c);
     }
   }
   if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);
@@ -1009,6 +1121,7 @@ cudaError_t launch_probe(const CUtensorMap& map_a, const CUtensorMap& map_b, con
   if (cudaError_t e = detail::set_smem_attribute<true, 1, kOps, kRingW>()) return e;
   detail::wgmma_gemm_kernel<true, 1, kOps, kRingW>
       <<<static_cast<unsigned>(tiles), detail::kThreads, detail::Ring<kRingW>::smem_bytes>>>(map_a, map_b, map_b_half,
+                                                                                             map_b_quarter,
                                                                                              map_b_quarter, args);
   return cudaGetLastError();
 }

@@ -12,6 +12,7 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -196,6 +197,63 @@ TEST_F(WgmmaDx, RowBitsDoNotDependOnTheBatch) {
   }
 }
 
+// An FP32 output placed `offset` bytes into a poisoned buffer with 64 guard bytes on either side: the
+// general kernel stores a 16-byte aligned Y through shared memory and TMA boxes of 64 x 32 (which write only
+// the elements inside Y), any other Y thread by thread.
+struct GuardedOutput {
+  static constexpr std::size_t kGuard = 64;
+  std::size_t offset, bytes;
+  DeviceArray buffer;
+  GuardedOutput(std::size_t elements, std::size_t off)
+      : offset(off), bytes(elements * sizeof(float)), buffer(kGuard + off + elements * sizeof(float) + kGuard) {
+    buffer.fill(kPoison);
+  }
+  float* data() const { return reinterpret_cast<float*>(static_cast<char*>(buffer.get()) + kGuard + offset); }
+  std::vector<float> values() const {
+    std::vector<float> v(bytes / sizeof(float));
+    check_cuda(cudaMemcpy(v.data(), data(), bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+    return v;
+  }
+  // "" when every byte outside Y still holds the poison, else the first one that does not.
+  std::string guards_intact() const {
+    const std::vector<unsigned char> all = buffer.read<unsigned char>();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const bool inside = i >= kGuard + offset && i < kGuard + offset + bytes;
+      if (!inside && all[i] != kPoison)
+        return "byte " + std::to_string(static_cast<std::int64_t>(i) - static_cast<std::int64_t>(kGuard + offset)) +
+               " relative to Y was written";
+    }
+    return "";
+  }
+};
+
+// dX [1000, 2056] over N = 200: 8 x 9 = 72 tiles, more than half a wave, so whole 128x256 tiles on the
+// general kernel; the last tile row has 104 rows (its second consumer 40), the last tile column 8 columns
+// (one live 32-column store box, seven past K). At offsets 0 and 16 bytes Y is stored through TMA boxes,
+// at 4 and 8 thread by thread; both equal the emulator and write nothing outside Y. [700, 1288] over 136
+// likewise: 6 x 6 tiles, every tile in halves on the general kernel, the last tile column's second half
+// wholly past K (8 columns in the first, so an odd number of store boxes per unit there).
+TEST_F(WgmmaDx, StagedAndDirectStoresWriteExactlyTheOutput) {
+  std::uint64_t seed = 0x73746f72;
+  for (const auto& [M, K] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1000, 2056}, {700, 1288}}) {
+    const BackwardDataProblem p = problem(M, M == 1000 ? 200 : 136, K, properties::ValueFamily::uniform, ++seed);
+    const std::vector<float> want = emulate(p);
+    const DeviceArray g = upload_operand(p.g, true), w = upload_operand(p.w, true);
+    for (const std::size_t offset : {0, 4, 8, 16}) {
+      GuardedOutput dx(static_cast<std::size_t>(p.M * p.K), offset);
+      kernels::BackwardDataArgs a;
+      a.g = {g.get(), DType::bf16, p.M, p.N};
+      a.w = {w.get(), DType::bf16, p.N, p.K};
+      a.dx = {dx.data(), DType::f32, p.M, p.K};
+      ASSERT_TRUE(kernels::backward_data(kVariant, a).ok()) << shape_of(p);
+      check_cuda(cudaDeviceSynchronize(), "dX kernel");
+      EXPECT_EQ(first_difference(dx.values(), want, "dX (kernel vs emulator)"), "")
+          << shape_of(p) << ", Y " << offset << " bytes past a 16-byte boundary";
+      EXPECT_EQ(dx.guards_intact(), "") << shape_of(p) << ", Y " << offset << " bytes past a 16-byte boundary";
+    }
+  }
+}
+
 // The TMA requirements fail closed with their own codes and leave dX untouched; the valid call runs.
 TEST_F(WgmmaDx, TmaRequirementsFailClosed) {
   constexpr std::int64_t M = 33, N = 40, K = 72;
@@ -305,6 +363,59 @@ TEST_F(WgmmaDw, BothKernelsAroundTheTokenSwitchEqualEmulator) {
       EXPECT_EQ(in_place, !gathered) << describe(p, c);
       EXPECT_EQ(first_difference(out.read(), emulate_dw(p)), "") << describe(p, c);
     }
+}
+
+// dW [1000, 2056] over 72 tokens (in place) and 72 + 3 padding rows (gathered): 72 tiles, whole ones on the
+// general kernel, partial in both directions at the edges. dW at offsets 0 and 16 bytes is stored through TMA
+// boxes, at 4 and 8 thread by thread: both equal the emulator and write nothing outside dW. Then, from the
+// result as start values (accumulate, the kernel that loads them), the same call again equals the same call
+// with every store thread by thread (ORDO_WGMMA_STORES=direct, the launcher's measurement switch): the
+// staged stores of continued chains.
+TEST_F(WgmmaDw, StagedAndDirectStoresWriteExactlyTheOutput) {
+  std::uint64_t seed = 0x64777374;
+  for (const bool gathered : {false, true}) {
+    ForwardCase c;
+    c.M = 1000;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
+    c.N = 2056;
+    c.K = 72;
+    c.family = properties::ValueFamily::uniform;
+    c.seed = ++seed;
+    c.bf16_operands = true;
+    BackwardWeightProblem p = properties::weight_problem(c, gathered ? 2 : 0);
+    if (gathered) p = properties::with_padding(p, 3, seed);
+    const std::vector<float> want = emulate_dw(p).dw;
+    const DeviceArray x = upload_operand(p.x, true), g = upload_operand(p.g, true);
+    const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
+    const std::string label = std::string(gathered ? "gathered" : "in place") + " dW [1000, 2056], T = " +
+                              std::to_string(p.T);
+    auto run = [&](float* dw, bool accumulate) {
+      kernels::BackwardWeightArgs a;
+      a.x = {x.get(), DType::bf16, p.T, p.K};
+      a.g = {g.get(), DType::bf16, p.T, p.N};
+      if (p.keys) a.keys = {keys.get(), DType::i64, p.T, p.keys->width};
+      a.dw = {dw, DType::f32, p.N, p.K};
+      a.accumulate = accumulate;
+      const Status s = kernels::backward_weight(kDwVariant, a);
+      check_cuda(cudaDeviceSynchronize(), "dW kernels");
+      return s;
+    };
+    for (const std::size_t offset : {0, 4, 8, 16}) {
+      const std::string where = label + ", dW " + std::to_string(offset) + " bytes past a 16-byte boundary";
+      GuardedOutput dw(static_cast<std::size_t>(p.N * p.K), offset);
+      ASSERT_TRUE(run(dw.data(), false).ok()) << where;
+      EXPECT_EQ(first_difference(dw.values(), want, "dW (kernel vs emulator)"), "") << where;
+      EXPECT_EQ(dw.guards_intact(), "") << where;
+      GuardedOutput direct(static_cast<std::size_t>(p.N * p.K), offset);
+      check_cuda(cudaMemcpy(direct.data(), dw.data(), dw.bytes, cudaMemcpyDeviceToDevice), "dW start values");
+      ASSERT_TRUE(run(dw.data(), true).ok()) << where;
+      ASSERT_EQ(setenv("ORDO_WGMMA_STORES", "direct", 1), 0);
+      const Status direct_status = run(direct.data(), true);
+      unsetenv("ORDO_WGMMA_STORES");
+      ASSERT_TRUE(direct_status.ok()) << where;
+      EXPECT_EQ(first_difference(dw.values(), direct.values(), "dW continued (staged vs direct stores)"), "") << where;
+      EXPECT_EQ(dw.guards_intact(), "") << where << ", continued";
+    }
+  }
 }
 
 // No active token: chains of no step. From +0 they give +0 (dW and db); continued, they leave dW and db
