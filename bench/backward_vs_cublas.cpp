@@ -85,6 +85,9 @@ struct Options {
   std::string json_path;
   DType dtype = DType::f32;
   std::string dx_variant, dw_variant;  // after parse_args: the named ones, or the dtype's defaults
+  // dw-gather's index: a random permutation of the tokens, or the identity (the gather's own cost, apart
+  // from where in G and X its rows lie).
+  bool identity_gather = false;
 };
 
 bool has_op(const Options& o, const char* op) { return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end(); }
@@ -116,6 +119,9 @@ void usage(std::FILE* f) {
                "  dw         dW[N,K] = G^T * X, rows in place (no keys)\n"
                "  dw-gather  the same, rows read through an index of a random permutation of the tokens\n"
                "             (the path of keys out of canonical order; kernel only, key validation not timed)\n"
+               "  --gather-order random|identity\n"
+               "                      dw-gather's index: a random permutation (default), or the tokens in\n"
+               "                      order (the same rows as dw, through the gather)\n"
                "  --dtype f32|bf16    operand dtype of G, W, X (default f32); the variants must take it\n"
                "  --shapes \"M,N,K;..\"  shapes (default: M in {64,1024,4096,16384} x (K,N) in\n"
                "                      f32:  {(32,5376),(5376,32),(5376,5376)}, the seed's FP32 projection rows;\n"
@@ -191,6 +197,10 @@ Options parse_args(int argc, char** argv) {
         o.dtype = DType::bf16;
       else
         die("bad --dtype \"" + v + "\" (want f32 or bf16)");
+    } else if (a == "--gather-order") {
+      const std::string v = value();
+      if (v != "random" && v != "identity") die("bad --gather-order \"" + v + "\" (want random or identity)");
+      o.identity_gather = v == "identity";
     } else if (a == "--dx-variant") {
       o.dx_variant = value();
     } else if (a == "--dw-variant") {
@@ -318,6 +328,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ord
     << ", \"cublas\": " << cublas_version << "},\n";
   f << "  \"method\": {\"reps\": " << o.reps << ", \"warmup\": " << o.warmup << ", \"spin_ns\": " << kSpinNs
     << ", \"statistic\": \"median\", \"dtype\": \"" << ordo::dtype_name(o.dtype) << "\", \"out_dtype\": \"f32\""
+    << ", \"gather_order\": \"" << (o.identity_gather ? "identity" : "random") << "\""
     << ", \"cublas\": \"" << cublas_description(o.dtype) << "\", \"tolerance\": "
     << (o.dtype == DType::bf16 ? ordo::bench::kTolBf16F32Out : ordo::bench::kTolF32Operands) << "},\n";
   f << "  \"bench\": [";
@@ -368,9 +379,10 @@ int main(int argc, char** argv) {
               dev.name.c_str(), dev.sm, dev.sm_count, dev.driver_version, dev.runtime_version, cublas_version, o.reps,
               o.warmup);
   const double tol = bf16 ? ordo::bench::kTolBf16F32Out : ordo::bench::kTolF32Operands;
-  std::printf("dtype: %s operands, f32 outputs; dx %s, dw %s; cuBLAS: %s; tolerance %g\n",
+  std::printf("dtype: %s operands, f32 outputs; dx %s, dw %s; cuBLAS: %s; tolerance %g%s\n",
               std::string(ordo::dtype_name(o.dtype)).c_str(), o.dx_variant.c_str(), o.dw_variant.c_str(),
-              cublas_description(o.dtype), tol);
+              cublas_description(o.dtype), tol,
+              has_op(o, "dw-gather") ? (o.identity_gather ? "; dw-gather: tokens in order" : "; dw-gather: tokens in a random order") : "");
 
   std::size_t mk = 1, mn = 1, nk = 1, m = 1;
   for (const Shape& s : o.shapes) {
@@ -467,7 +479,7 @@ int main(int argc, char** argv) {
           std::vector<int> order(static_cast<std::size_t>(M));
           std::iota(order.begin(), order.end(), 0);
           std::uint64_t z = 0x6761746865720000ull ^ static_cast<std::uint64_t>(M);
-          for (std::size_t i = order.size(); i > 1; --i) {
+          for (std::size_t i = order.size(); i > 1 && !o.identity_gather; --i) {
             z += 0x9E3779B97F4A7C15ull;
             std::uint64_t q = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
             q = (q ^ (q >> 27)) * 0x94D049BB133111EBull;

@@ -1031,28 +1031,24 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 }
 
 // Which dW kernel runs: the bits are the same (every chain starts at +0, or at dW with accumulate, and runs
-// over the same tokens in the same order), only the speed differs. Measured on the H200 against the kernel
-// whose wgmma ptxas serializes (reports/evidence/h200-f7576d5-dw-split/): without accumulate the pipelined
-// in-place kernel is faster from 4096 tokens (1.32 -> 1.21x cuBLAS at 4096 x 5376 x 4096, 1.36 -> 1.15x at
-// 16384) and slower below (64 tokens: 1.27 -> 1.76x; 1024: 1.36 -> 1.41x). The gathered path follows the same
-// rule; with the gather of 9e2c8f9 its pipelined kernel measured the same as the other (the producers set the
-// pace; reports/evidence/h200-9e2c8f9-dw-gather-no-wait/).
-constexpr int kPipelinedDwFromTokens = 4096;
-
-// Whether dW over `tokens` active tokens runs the pipelined kernel (never with accumulate: it has no start-value
-// load). ORDO_WGMMA_DW=pipelined (=serial) runs it for every (no) token count: a measurement switch, the same bits.
-bool pipelined_dw(int tokens, bool accumulate) {
+// over the same tokens in the same order), only the speed differs. Without accumulate, the pipelined kernel
+// (no start-value load, so ptxas keeps its wgmma pipeline) at every token count. With the stores of the
+// general kernel staged through shared memory (1882189) it measured as fast as the kernel that loads start
+// values at 64 tokens and faster from 256 tokens, in place and gathered (reports/evidence/
+// h200-1882189-staged-stores/sweep/: 1024 x 5376 x 5376, 1.21 -> 1.08x cuBLAS in place, 1.35 -> 1.23x
+// gathered). With per-thread stores it had been slower below 4096 tokens (reports/evidence/h200-f7576d5-dw-split/:
+// 64 tokens 1.27 -> 1.76x), which was the rule until then.
+// ORDO_WGMMA_DW=serial runs the start-value kernel from +0 too: a measurement switch, the same bits.
+bool pipelined_dw(bool accumulate) {
   if (accumulate) return false;
   const char* v = std::getenv("ORDO_WGMMA_DW");
-  if (v != nullptr && std::string(v) == "pipelined") return true;
-  if (v != nullptr && std::string(v) == "serial") return false;
-  return tokens >= kPipelinedDwFromTokens;
+  return v == nullptr || std::string(v) != "serial";
 }
 
 // How the gathered dW runs. ORDO_WGMMA_GATHER is a measurement switch (the same bits): "wait" runs the
 // earlier producers, which wait for their own copies two stages late, always in the kernel that can load
 // start values; "serial" the producers that do not wait, in that kernel; unset, those producers with the
-// pipelined kernel from kPipelinedDwFromTokens tokens without accumulate, as in place.
+// pipelined kernel without accumulate, as in place (pipelined_dw).
 enum class GatherMode { no_wait, serial, wait };
 GatherMode gather_mode() {
   const char* v = std::getenv("ORDO_WGMMA_GATHER");
@@ -1080,14 +1076,14 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
       c.rows = p.rows;
       const GatherMode mode = gather_mode();
       c.gather_waits = mode == GatherMode::wait;
-      e = mode == GatherMode::no_wait && pipelined_dw(p.R, p.accumulate) ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
+      e = mode == GatherMode::no_wait && pipelined_dw(p.accumulate) ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
               : launch_gemm<1, Ops::dw_gather>(c);
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
       c.map_w_half = c.map_w_quarter = c.map_w;
       if (e == cudaSuccess)
-        e = pipelined_dw(p.R, p.accumulate) ? launch_gemm<1, Ops::dw_pipelined>(c) : launch_gemm<1, Ops::dw>(c);
+        e = pipelined_dw(p.accumulate) ? launch_gemm<1, Ops::dw_pipelined>(c) : launch_gemm<1, Ops::dw>(c);
     }
   }
   if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);

@@ -339,29 +339,40 @@ TEST_F(WgmmaDw, GridsWithAndWithoutHalvesEqualEmulator) {
     }
 }
 
-// The launcher runs the pipelined dW kernels (no start-value load) from 4096 active tokens without
-// accumulate, the preloading kernels below that, in place and gathered: one token either side of the
-// switch, and past it, both equal the emulator bit for bit (the switch changes which kernel runs, never a
-// bit). Gathered: keys in random order with 3 padding rows, so that the active tokens cross the switch.
-TEST_F(WgmmaDw, BothKernelsAroundTheTokenSwitchEqualEmulator) {
+// Without accumulate the launcher runs the pipelined dW kernels (no start-value load) at every token count;
+// ORDO_WGMMA_DW=serial runs the kernels that load start values from +0 instead (the launcher's measurement
+// switch; with accumulate they always run). Both equal the emulator bit for bit, in place and gathered (keys
+// in random order, 3 padding rows): on 128x128 halves (dW [136, 264]) and on whole tiles with partial edges
+// (dW [1000, 2056], 72 tiles), token counts on and off the 16-token step, a few and thousands.
+TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
   std::uint64_t seed = 0x73776974;
-  for (const bool gathered : {false, true})
-    for (const std::int64_t tokens : {4095, 4096, 4100}) {
+  struct Shape {
+    std::int64_t N, K, tokens;
+  };
+  for (const Shape& shape : std::vector<Shape>{{136, 264, 4100}, {136, 264, 17}, {1000, 2056, 1000}, {1000, 2056, 33}})
+    for (const bool gathered : {false, true}) {
       ForwardCase c;
-      c.M = 136;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
-      c.N = 264;
-      c.K = tokens;
+      c.M = shape.N;  // weight_problem reads the forward case's (M, N, K) as dW's (N, K, T)
+      c.N = shape.K;
+      c.K = shape.tokens;
       c.family = properties::ValueFamily::uniform;
       c.has_bias = true;
       c.seed = ++seed;
       c.bf16_operands = true;
       BackwardWeightProblem p = properties::weight_problem(c, gathered ? 2 : 0);
       if (gathered) p = properties::with_padding(p, 3, seed);
-      DeviceWeightGrad out(p.N, p.K, true);
-      bool in_place = false;
-      ASSERT_TRUE(run_dw(p, out, false, &in_place).ok()) << describe(p, c);
-      EXPECT_EQ(in_place, !gathered) << describe(p, c);
-      EXPECT_EQ(first_difference(out.read(), emulate_dw(p)), "") << describe(p, c);
+      const BackwardWeightResult want = emulate_dw(p);
+      for (const bool serial : {false, true}) {
+        DeviceWeightGrad out(p.N, p.K, true);
+        bool in_place = false;
+        if (serial) ASSERT_EQ(setenv("ORDO_WGMMA_DW", "serial", 1), 0);
+        const Status s = run_dw(p, out, false, &in_place);
+        if (serial) unsetenv("ORDO_WGMMA_DW");
+        const std::string kernel = serial ? ", the start-value kernel" : ", the pipelined kernel";
+        ASSERT_TRUE(s.ok()) << describe(p, c) << kernel;
+        EXPECT_EQ(in_place, !gathered) << describe(p, c);
+        EXPECT_EQ(first_difference(out.read(), want), "") << describe(p, c) << kernel;
+      }
     }
 }
 
