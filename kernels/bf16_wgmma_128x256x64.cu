@@ -622,7 +622,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
                 "64-row A tiles: the small-M kernel (quarters, forward or dX, clusters sharing A)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
   static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && (kCluster == 1 || kSharesA) && !kProbe) ||
-                    (kRingW == kBN168 && kOps == Ops::forward && (kCluster == 1 || kCluster == kTwoBlockCluster)),
+                    (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
                 "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
@@ -693,7 +693,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
           } else {
             tma_load_2d(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
-          // The 168-column kernel's map_w is made with boxes of 168 rows (84 in clusters of two).
+          // The 168-column kernel's map_w is made with boxes of 168 rows.
           const CUtensorMap* map = kRingW == kBN168 || w.width == kBN ? &map_w
                                    : w.width == kHalfBN               ? &map_w_half
                                                                       : &map_w_quarter;
@@ -852,12 +852,9 @@ struct GemmCall {
   const std::uint16_t* gather_x = nullptr;
   const int* rows = nullptr;
   bool gather_waits = false;  // KernelArgs::gather_waits
-  // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width), and of 84
-  // rows, for that kernel in clusters of two blocks that share the W tile (each loads half, multicast).
+  // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width).
   bool has_map_w_168 = false;
   CUtensorMap map_w_168{};
-  bool has_map_w_168_half = false;
-  CUtensorMap map_w_168_half{};
   // The forward and dX: A (X or G) in boxes of 64 / kSmallMCluster rows, for the small-M kernel.
   bool has_map_x_slice = false;
   CUtensorMap map_x_slice{};
@@ -878,13 +875,6 @@ bool general_kernel_only() {
 bool direct_stores_only() {
   const char* v = std::getenv("ORDO_WGMMA_STORES");
   return v != nullptr && std::string(v) == "direct";
-}
-
-// ORDO_WGMMA_168_CLUSTER=2 runs the forward's 128x168 kernel in clusters of two blocks that share W tiles
-// through TMA multicast (a measurement switch, the same bits).
-bool cluster_168() {
-  const char* v = std::getenv("ORDO_WGMMA_168_CLUSTER");
-  return v != nullptr && std::string(v) == "2";
 }
 
 // Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
@@ -986,24 +976,8 @@ cudaError_t launch_gemm(GemmCall c) {
                                             : "last wave in halves",
                  ring_stages, small_m ? ", 64-row A tiles shared by the cluster" : "",
                  c.has_map_y && !quarters_ring && args.unit_n == kBN ? "staged" : "direct");
-  if constexpr (kCluster == 1 && kOps == Ops::forward) {
-    if (args.unit_n == kBN168 && c.has_map_w_168_half && cluster_168()) {
-      // Clusters of two blocks on vertically adjacent 128x168 tiles: a unit is the pair, and each block
-      // loads half of the shared W tile for both (the general kernel's two-block scheme).
-      int pairs = 0;
-      e = set_smem_attribute<false, kTwoBlockCluster, kOps, kBN168>();
-      if (e == cudaSuccess) e = resident_clusters<kTwoBlockCluster, kOps, kBN168>(&pairs);
-      if (e != cudaSuccess) return e;
-      const std::int64_t pair_units = ceil_div(args.tiles_m, kTwoBlockCluster) * std::int64_t{args.tiles_n};
-      args.full_units = args.units = static_cast<unsigned>(pair_units);
-      const auto pair_blocks = static_cast<unsigned>(std::min<std::int64_t>(pair_units, pairs) * kTwoBlockCluster);
-      if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
-        std::fprintf(stderr, "ordo: %s: 128x168 units in clusters of 2 sharing W, %d resident, %u blocks, %u units\n",
-                     c.variant, pairs, pair_blocks, args.units);
-      return launch_kernel<kTwoBlockCluster, kOps, kBN168>(c, c.map_x, c.map_w_168_half, args, pair_blocks);
-    }
+  if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);
-  }
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
     if (small_m) return launch_kernel<kSmallMCluster, kOps, kQuarterBN, 64>(c, c.map_x_slice, c.map_w, args, blocks);
     if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_x, c.map_w, args, blocks);
@@ -1022,10 +996,6 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_w_168, p.w_bf16, p.N, p.K, kBN168);
     c.has_map_w_168 = e == cudaSuccess;
-  }
-  if (kCluster == 1 && e == cudaSuccess) {
-    e = make_map(&c.map_w_168_half, p.w_bf16, p.N, p.K, kBN168 / kTwoBlockCluster);
-    c.has_map_w_168_half = e == cudaSuccess;
   }
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_x_slice, p.x_bf16, p.M, p.K, 64 / kSmallMCluster);
