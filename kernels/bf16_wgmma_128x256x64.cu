@@ -167,6 +167,9 @@ struct KernelArgs {
   // The stores go through shared memory and TMA (store_staged; the general kernel, FP32 output, map_y made);
   // otherwise each thread stores its accumulators.
   bool staged_stores;
+  // The wgmma groups (k tiles) a consumer leaves in flight while it issues the next: 1, or 2 (then it holds
+  // three stages of the ring; every ring has at least four, so the producer always has one to fill).
+  int pending_groups;
   const std::uint16_t* gather_g;  // [T, M]
   const std::uint16_t* gather_x;  // [T, N]
   const int* rows;                // [K]
@@ -372,9 +375,10 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       }
     }
 
-    // One wgmma group (one k tile) stays in flight while the next is issued: instructions on the same
-    // accumulators execute in issue order (PTX ISA, wgmma.fence), so the chain order is unchanged; a
-    // stage is released once the group that read it has completed.
+    // One wgmma group (one k tile; two with a.pending_groups == 2) stays in flight while the next is
+    // issued: instructions on the same accumulators execute in issue order (PTX ISA, wgmma.fence), so the
+    // chain order is unchanged; a stage is released once the group that read it has completed.
+    const int pending = a.pending_groups >= 2 ? 2 : 1;
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const int s = it % kRingStages;
       mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
@@ -401,11 +405,15 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
           issue_k_tile<kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
       }
       wgmma_commit_group();
-      wgmma_wait_all_but_one();
-      if (kt > 0) release_stage<kCluster>(&empty[(it - 1) % kRingStages], lane);
+      if (pending == 2)
+        wgmma_wait_group<2>();
+      else
+        wgmma_wait_all_but_one();
+      if (kt >= pending) release_stage<kCluster>(&empty[(it - pending) % kRingStages], lane);
     }
     wgmma_wait_all();
-    release_stage<kCluster>(&empty[(it - 1) % kRingStages], lane);
+    for (int j = max(0, k_tiles - pending); j < k_tiles; ++j)
+      release_stage<kCluster>(&empty[(it - k_tiles + j) % kRingStages], lane);
 #pragma unroll
     for (int i = 0; i < kRingW / 2; ++i) fence_register(d[i]);
 
@@ -877,6 +885,13 @@ bool direct_stores_only() {
   return v != nullptr && std::string(v) == "direct";
 }
 
+// ORDO_WGMMA_PENDING=2 has every consumer leave two wgmma groups in flight instead of one (KernelArgs::
+// pending_groups): a measurement switch, the same bits. 0 when unset.
+int pending_groups_override() {
+  const char* v = std::getenv("ORDO_WGMMA_PENDING");
+  return v != nullptr && std::string(v) == "2" ? 2 : 0;
+}
+
 // Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
 template <int kCluster, Ops kOps, int kRingW, int kRowsA = kBM>
 cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUtensorMap& map_w, KernelArgs args,
@@ -885,6 +900,7 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
     if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA>()) return e;
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
+  args.pending_groups = pending_groups_override() == 2 ? 2 : 1;
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, map_x,

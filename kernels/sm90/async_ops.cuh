@@ -154,6 +154,12 @@ __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_grou
 // compiler's back).
 __device__ __forceinline__ void fence_register(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
+// Waits until at most kPending committed groups (the latest ones) are still pending.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
 // Waits until at most one committed group (the latest) is still pending.
 __device__ __forceinline__ void wgmma_wait_all_but_one() {
   asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
