@@ -885,11 +885,18 @@ bool direct_stores_only() {
   return v != nullptr && std::string(v) == "direct";
 }
 
-// ORDO_WGMMA_PENDING=2 has every consumer leave two wgmma groups in flight instead of one (KernelArgs::
-// pending_groups): a measurement switch, the same bits. 0 when unset.
-int pending_groups_override() {
+// The wgmma groups a consumer leaves in flight (KernelArgs::pending_groups). Measured on the H200 with both
+// everywhere (reports/evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
+// stages (the small-M, quarters and 168 kernels: forward M = 64 1.75 -> 1.61x cuBLAS, M = 1024 with the
+// 168 kernel 1.23 -> 1.20x, dX M = 64 1.68 -> 1.55x) and in the gathered dW (1.33 -> 1.26x at 1024 tokens,
+// 1.54 -> 1.36x at 16384), and slower on the general kernel fed by TMA (forward M = 4096 1.10 -> 1.22x, dW
+// in place 1.09 -> 1.17x at 1024 tokens): there the consumers would hold three of its four stages and leave
+// the producer one. ORDO_WGMMA_PENDING=1 or 2 sets it everywhere: a measurement switch, the same bits.
+template <Ops kOps, int kRingW>
+int pending_groups() {
   const char* v = std::getenv("ORDO_WGMMA_PENDING");
-  return v != nullptr && std::string(v) == "2" ? 2 : 0;
+  if (v != nullptr && (std::string(v) == "1" || std::string(v) == "2")) return std::string(v) == "2" ? 2 : 1;
+  return kRingW != kBN || kGathered<kOps> ? 2 : 1;
 }
 
 // Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
@@ -900,7 +907,7 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
     if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA>()) return e;
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
-  args.pending_groups = pending_groups_override() == 2 ? 2 : 1;
+  args.pending_groups = pending_groups<kOps, kRingW>();
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, map_x,
