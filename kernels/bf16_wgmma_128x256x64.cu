@@ -887,9 +887,9 @@ bool direct_stores_only() {
 
 // The wgmma groups a consumer leaves in flight (KernelArgs::pending_groups). Measured on the H200 with both
 // everywhere (reports/evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
-// stages (the small-M, quarters and 168 kernels: forward M = 64 1.75 -> 1.61x cuBLAS, M = 1024 with the
-// 168 kernel 1.23 -> 1.20x, dX M = 64 1.68 -> 1.55x) and in the gathered dW (1.33 -> 1.26x at 1024 tokens,
-// 1.54 -> 1.36x at 16384), and slower on the general kernel fed by TMA (forward M = 4096 1.10 -> 1.22x, dW
+// stages (the small-M, quarters and 168 kernels: forward M = 64 1.74 -> 1.62x cuBLAS, M = 1024 with the
+// 168 kernel 1.23 -> 1.20x, dX M = 64 1.69 -> 1.55x) and in the gathered dW (1.33 -> 1.26x at 1024 tokens,
+// 1.54 -> 1.36x at 16384), and slower on the general kernel fed by TMA (forward M = 4096 1.10 -> 1.20x, dW
 // in place 1.09 -> 1.17x at 1024 tokens): there the consumers would hold three of its four stages and leave
 // the producer one. ORDO_WGMMA_PENDING=1 or 2 sets it everywhere: a measurement switch, the same bits.
 template <Ops kOps, int kRingW>
