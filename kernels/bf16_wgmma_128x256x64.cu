@@ -748,34 +748,34 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// A [rows, cols] row-major bf16 matrix as TMA boxes of box_cols x box_rows, 128-byte swizzled, zero fill.
-cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols, int box_cols,
-                            int box_rows) {
+// A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
+// 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
+cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
+                                int rows, int cols, int box_cols, int box_rows, CUtensorMapL2promotion promotion) {
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * static_cast<cuuint64_t>(element_bytes)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<std::uint16_t*>(base), dims, strides,
-                            box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode(map, dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows, 128-byte swizzled: the TMA stores
-// of store_staged. TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
+// A [rows, cols] row-major bf16 operand as boxes of box_cols x box_rows, promoted to L2 in 256-byte lines.
+cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols, int box_cols,
+                            int box_rows) {
+  return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows, cols, box_cols, box_rows,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+
+// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
+// TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
 cudaError_t make_store_map(CUtensorMap* map, const float* y, int rows, int cols) {
-  const EncodeTiled encode = encode_tiled();
-  if (encode == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 4};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kStoreBoxColumns), 64};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(y), dims, strides, box,
-                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+  return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, y, rows, cols, kStoreBoxColumns, 64,
+                             CU_TENSOR_MAP_L2_PROMOTION_NONE);
 }
 
 // A K-major operand: a [rows, K] row-major bf16 matrix as boxes of box_rows x 64 (k).
@@ -894,8 +894,8 @@ bool direct_stores_only() {
 // the producer one. ORDO_WGMMA_PENDING=1 or 2 sets it everywhere: a measurement switch, the same bits.
 template <Ops kOps, int kRingW>
 int pending_groups() {
-  const char* v = std::getenv("ORDO_WGMMA_PENDING");
-  if (v != nullptr && (std::string(v) == "1" || std::string(v) == "2")) return std::string(v) == "2" ? 2 : 1;
+  const std::string v = std::getenv("ORDO_WGMMA_PENDING") != nullptr ? std::getenv("ORDO_WGMMA_PENDING") : "";
+  if (v == "1" || v == "2") return v == "2" ? 2 : 1;
   return kRingW != kBN || kGathered<kOps> ? 2 : 1;
 }
 

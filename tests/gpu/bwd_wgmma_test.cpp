@@ -365,7 +365,9 @@ TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
       for (const bool serial : {false, true}) {
         DeviceWeightGrad out(p.N, p.K, true);
         bool in_place = false;
-        if (serial) ASSERT_EQ(setenv("ORDO_WGMMA_DW", "serial", 1), 0);
+        if (serial) {
+          ASSERT_EQ(setenv("ORDO_WGMMA_DW", "serial", 1), 0);
+        }
         const Status s = run_dw(p, out, false, &in_place);
         if (serial) unsetenv("ORDO_WGMMA_DW");
         const std::string kernel = serial ? ", the start-value kernel" : ", the pipelined kernel";
