@@ -9,7 +9,7 @@
 //   * HBM bandwidth: a device-to-device copy of 1 GiB (read + write bytes / s); a problem whose X, W and Y
 //     do not fit in L2 moves at least their bytes once.
 // The floor of a shape is the largest of the three; "of floor" = floor / time. Every tile's output must
-// equal the production 128x128 tile's (the table's first entry) bit for bit (the bits do not depend on the tile): a
+// equal the table's first tile's bit for bit (the bits do not depend on the tile): a
 // difference fails the run (exit 1). Timings: median of --reps launches after 3 warm-ups, CUDA events.
 #include <cuda_runtime.h>
 
@@ -70,7 +70,7 @@ double median_ms(const Fn& launch, int reps, cudaStream_t stream) {
 
 void usage(std::FILE* to) {
   std::fputs(
-      "usage: ordo_bench_tiles [--op fwd|dx|dw] [--shapes \"M,N,K;...\"] [--reps N] [--json PATH]\n"
+      "usage: ordo_bench_tiles [--op fwd|dx|dw] [--shapes \"M,N,K;...\"] [--reps N] [--candidates] [--json PATH]\n"
       "Times every block tile of an FP32 by-shape variant on each shape of the forward Y [M,N] = X [M,K] W^T:\n"
       "  fwd  sm80.fwd.f32.fma.simt.by-shape (the default)\n"
       "  dx   sm80.bwd.dx.f32.fma.simt.by-shape: dX [M,K] = G [M,N] W [N,K]\n"
@@ -78,7 +78,9 @@ void usage(std::FILE* to) {
       "       fixed random order of the tokens), with db checked\n"
       "the tile its rule chooses and cublasSgemm (no TF32), with the measured floor of a strict FMA chain\n"
       "(latency, FMA peak, HBM), the fraction of it reached, and the tile cost model's prediction\n"
-      "(kernels/by_shape_cost.h). Every tile's output must equal the 128x128 production tile's bit for bit.\n"
+      "(kernels/by_shape_cost.h). Every tile's output must equal the table's first tile's bit for bit.\n"
+      "--candidates also times the variant's candidate tiles (fwd and dx), which no rule runs yet; their rows\n"
+      "are marked \"cand\".\n"
       "Exit codes: 0 ok, 1 error or a bit difference, 2 no GPU.\n",
       to);
 }
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
   ordo::keep_large_allocations_mapped();
   std::string shapes_text, json_path, op = "fwd";
   int reps = 20;
+  bool candidates = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -106,6 +109,8 @@ int main(int argc, char** argv) {
     } else if (a == "--reps") {
       reps = std::atoi(value().c_str());
       if (reps < 1 || reps > 1000) die("--reps: want 1..1000");
+    } else if (a == "--candidates") {
+      candidates = true;
     } else if (a == "--json") {
       json_path = value();
     } else {
@@ -114,6 +119,7 @@ int main(int argc, char** argv) {
     }
   }
   const bool dx = op == "dx", dw = op == "dw";
+  if (candidates && dw) die("--candidates: the dW variant has no candidate tiles");
   if (shapes_text.empty())
     shapes_text = dw ? "64,32,5376;1024,32,5376;4096,32,5376;16384,32,5376;64,5376,32;1024,5376,32;4096,5376,32;"
                        "16384,5376,32;64,5376,5376;1024,5376,5376"
@@ -128,7 +134,14 @@ int main(int argc, char** argv) {
   std::printf("measured: FMA latency %.2f cycles at %.3f GHz; FMA peak %.2f TFLOP/s; HBM copy %.2f TB/s\n",
               f.fma_latency_cycles, f.clock_hz * 1e-9, 2 * f.fma_per_s * 1e-12, f.hbm_bytes_per_s * 1e-12);
   ordo::bench::CublasReference cublas(stream);
-  const auto& tiles = dw ? detail::dw_by_shape_tiles() : dx ? detail::dx_by_shape_tiles() : detail::by_shape_tiles();
+  // The table's tiles, then (--candidates) the candidates: index t >= table_size is candidate t - table_size.
+  std::vector<detail::ByShapeTile> tiles =
+      dw ? detail::dw_by_shape_tiles() : dx ? detail::dx_by_shape_tiles() : detail::by_shape_tiles();
+  const int table_size = static_cast<int>(tiles.size());
+  if (candidates) {
+    const auto& more = dx ? detail::dx_by_shape_candidate_tiles() : detail::by_shape_candidate_tiles();
+    tiles.insert(tiles.end(), more.begin(), more.end());
+  }
   std::string json = "{\"schema\":\"ordo.bench-tiles/1\",\"op\":\"" + op + "\",\"gpu\":\"" +
                      ordo::bench::json_escape(dev.name) + "\",\"sm\":" + std::to_string(dev.sm) +
                      ",\"floors\":{\"fma_latency_cycles\":" + std::to_string(f.fma_latency_cycles) +
@@ -188,10 +201,12 @@ int main(int argc, char** argv) {
       }
       if (dx) {
         q.dx = static_cast<float*>(out);
-        return detail::launch_bwd_dx_f32_by_shape_tile(q, t);
+        return t < table_size ? detail::launch_bwd_dx_f32_by_shape_tile(q, t)
+                              : detail::launch_bwd_dx_f32_by_shape_candidate(q, t - table_size);
       }
       p.y = static_cast<float*>(out);
-      return detail::launch_fwd_f32_by_shape_tile(p, t);
+      return t < table_size ? detail::launch_fwd_f32_by_shape_tile(p, t)
+                            : detail::launch_fwd_f32_by_shape_candidate(p, t - table_size);
     };
     const double cublas_ms = median_ms(
         [&] {
@@ -215,7 +230,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(s.N), static_cast<long long>(s.K), cublas_ms, fl.ms, fl.what);
     std::printf("  %-30s %7s %10s %8s %9s %9s %6s%s\n", "tile", "blocks", "ms", "ratio", "of floor", "model ms", "bits",
                 dw ? "  gathered ms  ratio  bits" : "");
-    // The reference: tile 0, the production 128x128 tile (for dW with db, in place and gathered).
+    // The reference: tile 0, the table's first tile (for dW with db, in place and gathered).
     std::vector<float> ref(ny), got(ny), ref_g(ny), ref_db(static_cast<std::size_t>(s.N)), got_db(ref_db.size());
     check_cuda(launch(0, yref.get(), false, dw ? static_cast<float*>(dbref.get()) : nullptr), "reference tile");
     check_cuda(cudaStreamSynchronize(stream), "reference tile");
@@ -259,10 +274,11 @@ int main(int argc, char** argv) {
         gathered_ms = median_ms([&] { check_cuda(launch(t, yk.get(), true), "tile launch"); }, reps, stream);
         std::printf("  %11.4f %6.3f %6s", gathered_ms, gathered_ms / cublas_ms, gathered_same ? "same" : "DIFFER");
       }
-      std::printf("%s\n", t == chosen ? "  <- chosen" : "");
+      std::printf("%s\n", t == chosen ? "  <- chosen" : t >= table_size ? "  cand" : "");
       json += std::string(first_row ? "" : ",") + "{\"M\":" + std::to_string(s.M) + ",\"N\":" + std::to_string(s.N) +
               ",\"K\":" + std::to_string(s.K) + ",\"tile\":\"" + tile.name +
-              "\",\"chosen\":" + (t == chosen ? "true" : "false") + ",\"ms\":" + std::to_string(ms) +
+              "\",\"chosen\":" + (t == chosen ? "true" : "false") +
+              ",\"candidate\":" + (t >= table_size ? "true" : "false") + ",\"ms\":" + std::to_string(ms) +
               ",\"model_ms\":" + std::to_string(model_ms) + ",\"cublas_ms\":" + std::to_string(cublas_ms) +
               ",\"floor_ms\":" + std::to_string(fl.ms) + ",\"floor\":\"" + fl.what +
               "\",\"bits_equal_128x128\":" + (same ? "true" : "false") +
@@ -279,6 +295,6 @@ int main(int argc, char** argv) {
     std::ofstream(tmp) << json;
     if (std::rename(tmp.c_str(), json_path.c_str()) != 0) die("cannot write " + json_path);
   }
-  std::printf("\n%s\n", bits_ok ? "every tile's bits equal the 128x128 tile's" : "BIT DIFFERENCES (see DIFFER)");
+  std::printf("\n%s\n", bits_ok ? "every tile's bits equal the first tile's" : "BIT DIFFERENCES (see DIFFER)");
   return bits_ok ? 0 : 1;
 }

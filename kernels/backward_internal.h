@@ -88,6 +88,11 @@ const std::vector<ByShapeTile>& dx_by_shape_tiles();
 int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile);
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p);
+// Its candidate tiles (ordo_bench_tiles --op dx --candidates), which no rule runs.
+const std::vector<ByShapeTile>& dx_by_shape_candidate_tiles();
+cudaError_t launch_bwd_dx_f32_by_shape_candidate(const BackwardDataLaunch& p, int tile);
+template <int BK, int STAGES, int kGroup, bool kSnake>
+cudaError_t launch_bwd_dx_f32_outer(const BackwardDataLaunch& p);  // kernels/f32_simt_outer_128x128.cu
 cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
 // The dW variant sm80.bwd.dw.f32.fma.simt.by-shape (kernels/bwd_dw_f32_simt_by_shape.cu): its tiles, the
 // rule's choice for dW [N,K] over R tokens (kernels/by_shape_cost.h; R moves no choice), one tile whatever

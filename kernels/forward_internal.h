@@ -80,6 +80,14 @@ const std::vector<ByShapeTile>& by_shape_tiles();
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 // One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
+// Candidate tiles, which no rule runs: timed by the tile sweep (ordo_bench_tiles --candidates) before one joins
+// the table. Same bits as every tile.
+const std::vector<ByShapeTile>& by_shape_candidate_tiles();
+cudaError_t launch_fwd_f32_by_shape_candidate(const LaunchParams& p, int tile);
+// The 128x128 tile of 4 warps and 8 x 16 chains per thread (kernels/f32_simt_outer_128x128.cu): BK steps per
+// slab, a ring of STAGES slabs, blocks in bands of kGroup tile rows (0: tile columns fastest).
+template <int BK, int STAGES, int kGroup, bool kSnake>
+cudaError_t launch_fwd_f32_outer(const LaunchParams& p);
 
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }

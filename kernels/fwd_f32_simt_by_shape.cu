@@ -13,8 +13,9 @@
 //
 // Structure of a tile <BM, BN, TM, TN, BK, STAGES>
 //   * A block computes BM x BN outputs with (BM/TM) x (BN/TN) threads; a thread owns TM x TN chains: rows
-//     ty + i*(BM/TM) of the block tile, and columns tx + j*(BN/TN) (B reduction-contiguous) or
-//     tx*TN + j (B output-contiguous), tx fastest, so a warp's output stores are contiguous.
+//     ty + i*(BM/TM) of the block tile, and columns tx + j*(BN/TN) (B reduction-contiguous) or, B
+//     output-contiguous, groups of 4 contiguous columns tx*4 + (j/4)*(BN/TN)*4 + j%4 (TN a multiple of 4;
+//     else tx*TN + j), tx fastest, so a warp's output stores are contiguous.
 //   * Operands are staged in shared memory as they lie in global memory: As[row][r] with rows padded to
 //     BK + 4 floats (a row starts 4 banks after the one before, so eight consecutive rows read as float4
 //     hit eight distinct 4-bank groups), and Bs[col][r] likewise, or Bs[r][col] rows of BN floats.
@@ -31,6 +32,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -181,10 +185,17 @@ __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ri
   }
 }
 
-// Column j of this thread's micro-tile within the block tile.
+// Column j of this thread's micro-tile within the block tile. A reduction-contiguous B is read one column at a
+// time (a float4 of 4 steps), so the columns are strided by the thread grid's width. An output-contiguous B
+// is read along its rows: a thread's columns are groups of 4 contiguous ones (one float4 per step), the
+// groups BN / TN x 4 apart, so that the lanes of a warp read consecutive float4s of a staged row (one
+// wavefront per 8 lanes; with TN contiguous columns per thread, threads TN floats apart would share banks
+// from TN = 8 on). For TN <= 4 the two forms are the same.
 template <int BN, int TN, BLayout kLB>
 __device__ __forceinline__ int tile_column(int tx, int j) {
-  return kLB == BLayout::reduction_contiguous ? tx + j * (BN / TN) : tx * TN + j;
+  if constexpr (kLB == BLayout::reduction_contiguous) return tx + j * (BN / TN);
+  if constexpr (TN % 4 == 0) return (j / 4) * (BN / TN) * 4 + tx * 4 + j % 4;
+  return tx * TN + j;
 }
 
 // The operands of 4 consecutive steps of one thread's TM x TN chains, read from a staged slab: a float4 of
@@ -209,25 +220,25 @@ __device__ __forceinline__ void read_group(Group<TM, TN, kLB>& g, const float* a
       g.w[0][j] = v.x, g.w[1][j] = v.y, g.w[2][j] = v.z, g.w[3][j] = v.w;
     }
   } else {
-    // Bs[r][col]: this thread's TN columns are contiguous, one row per step.
+    // Bs[r][col]: this thread's TN columns (tile_column) of one staged row per step.
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      const float* row = bs + (kk + q) * BN + tx * TN;
+      const float* row = bs + (kk + q) * BN;  // this thread's columns of the step's staged row
       if constexpr (TN % 4 == 0) {
 #pragma unroll
         for (int j = 0; j < TN; j += 4) {
-          const float4 v = *reinterpret_cast<const float4*>(row + j);
+          const float4 v = *reinterpret_cast<const float4*>(row + tile_column<BN, TN, kLB>(tx, j));
           g.w[q][j] = v.x, g.w[q][j + 1] = v.y, g.w[q][j + 2] = v.z, g.w[q][j + 3] = v.w;
         }
       } else if constexpr (TN % 2 == 0) {
 #pragma unroll
         for (int j = 0; j < TN; j += 2) {
-          const float2 v = *reinterpret_cast<const float2*>(row + j);
+          const float2 v = *reinterpret_cast<const float2*>(row + tx * TN + j);
           g.w[q][j] = v.x, g.w[q][j + 1] = v.y;
         }
       } else {
 #pragma unroll
-        for (int j = 0; j < TN; ++j) g.w[q][j] = row[j];
+        for (int j = 0; j < TN; ++j) g.w[q][j] = row[tx * TN + j];
       }
     }
   }
@@ -273,27 +284,27 @@ __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* 
         }
       }
     } else {
-      // Bs[r][col]: this thread's TN columns are contiguous, one row per step.
+      // Bs[r][col]: this thread's TN columns (tile_column) of one staged row per step.
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         if (!kFull && kk + q >= steps) break;
         float wv[TN];
-        const float* row = bs + (kk + q) * BN + tx * TN;
+        const float* row = bs + (kk + q) * BN;  // this thread's columns of the step's staged row
         if constexpr (TN % 4 == 0) {
 #pragma unroll
           for (int j = 0; j < TN; j += 4) {
-            const float4 v = *reinterpret_cast<const float4*>(row + j);
+            const float4 v = *reinterpret_cast<const float4*>(row + tile_column<BN, TN, kLB>(tx, j));
             wv[j] = v.x, wv[j + 1] = v.y, wv[j + 2] = v.z, wv[j + 3] = v.w;
           }
         } else if constexpr (TN % 2 == 0) {
 #pragma unroll
           for (int j = 0; j < TN; j += 2) {
-            const float2 v = *reinterpret_cast<const float2*>(row + j);
+            const float2 v = *reinterpret_cast<const float2*>(row + tx * TN + j);
             wv[j] = v.x, wv[j + 1] = v.y;
           }
         } else {
 #pragma unroll
-          for (int j = 0; j < TN; ++j) wv[j] = row[j];
+          for (int j = 0; j < TN; ++j) wv[j] = row[tx * TN + j];
         }
 #pragma unroll
         for (int j = 0; j < TN; ++j)
@@ -512,13 +523,16 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
 #define ORDO_DX_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
   ORDO_TILE(DxTileEntry, launch_dx_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
 
-// Ordered from the most operand reuse per FMA to the least. The first entry is the production 128x128
-// tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so the same bits, and the fastest tile once
-// the grid has waves to spare. The others are the tiles that measured best for the shapes the rule gives
+// Ordered from the most operand reuse per FMA to the least. The first entry is the 128x128 tile of 4 warps
+// with 8 x 16 chains per thread (kernels/f32_simt_outer_128x128.cu), the fastest once the grid has many
+// waves; the second the production 128x128 tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so
+// the same bits, and the fastest with few waves (its 8 warps per block keep an SM busy when the last wave
+// leaves it one block). The others are the tiles that measured best for the shapes the rule gives
 // them (the sweep of every candidate, reports/evidence/h200-7fbabab-fp32-tiles/): the 64x32 tile reads ahead into
 // registers (short-scoreboard stalls on shared memory were its largest cost), the 8x32 tile runs 2 chains
 // per thread in warps of 4 x 8 threads.
 const TileEntry kTiles[] = {
+    TileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_fwd_f32_outer<8, 3, 0, true>},
     TileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_fwd_f32_simt_128x128x16},
     ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),
     ORDO_BY_SHAPE_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
@@ -533,6 +547,7 @@ const TileEntry kTiles[] = {
 // tile (kernels/bwd_f32_simt_128x128x16.cu); its 8x32 tile reads ahead into registers (measured faster for
 // dX, slower for the forward).
 const DxTileEntry kDxTiles[] = {
+    DxTileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_bwd_dx_f32_outer<8, 3, 0, true>},
     DxTileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_bwd_dx_f32_simt_128x128x16},
     ORDO_DX_TILE(64, 64, 4, 4, 16, 4),
     ORDO_DX_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
@@ -542,6 +557,23 @@ const DxTileEntry kDxTiles[] = {
     ORDO_DX_TILE_R(8, 32, 2, 1, 64, 4, 4, 8),
     ORDO_DX_TILE(16, 16, 1, 1, 64, 4),
     ORDO_DX_TILE(4, 16, 1, 1, 128, 4),
+};
+// Candidates: tiles the rule does not run, timed next to the table's by the tile sweep (`ordo_bench_tiles
+// --candidates`) before any of them joins a table. Their bits are the variant's, like every tile's.
+// Today: this template's tiles of 8 x 8 and 8 x 12 chains per thread in 4-warp blocks, which grids of few
+// waves might fill more evenly than the 128x128 tiles (1024 x 5376 is 2.5 waves of those at two blocks per
+// SM). This template with 8 x 16 chains per thread measured 1.2-1.4x slower than
+// kernels/f32_simt_outer_128x128.cu, its operands' 16-byte reads along the reduction costing registers and
+// reads that the outer-product layout does not (sweep of 2026-12-02, reports/evidence/h200-<commit>-fp32-outer/).
+const TileEntry kCandidateTiles[] = {
+    ORDO_BY_SHAPE_TILE_W(128, 96, 8, 12, 8, 4, 4, 8),
+    ORDO_BY_SHAPE_TILE_W(128, 64, 8, 8, 8, 4, 4, 8),
+    ORDO_BY_SHAPE_TILE_W(64, 128, 8, 8, 8, 4, 4, 8),
+};
+const DxTileEntry kDxCandidateTiles[] = {
+    ORDO_DX_TILE_W(128, 96, 8, 12, 8, 4, 4, 8),
+    ORDO_DX_TILE_W(128, 64, 8, 8, 8, 4, 4, 8),
+    ORDO_DX_TILE_W(64, 128, 8, 8, 8, 4, 4, 8),
 };
 #undef ORDO_DX_TILE_R
 #undef ORDO_DX_TILE_W
@@ -553,6 +585,8 @@ const DxTileEntry kDxTiles[] = {
 #undef ORDO_TILE_NAME
 constexpr int kDxTileCount = static_cast<int>(sizeof kDxTiles / sizeof kDxTiles[0]);
 constexpr int kTileCount = static_cast<int>(sizeof kTiles / sizeof kTiles[0]);
+constexpr int kCandidateCount = static_cast<int>(sizeof kCandidateTiles / sizeof kCandidateTiles[0]);
+constexpr int kDxCandidateCount = static_cast<int>(sizeof kDxCandidateTiles / sizeof kDxCandidateTiles[0]);
 
 template <class Entry, std::size_t kCount>
 std::vector<ByShapeTile> tile_infos(const Entry (&entries)[kCount]) {
@@ -568,7 +602,17 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
   return tiles;
 }
 
-static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count) {
+// The first entry of both tables, the 4-warp 128x128 tile, runs only on grids of at least kOuterWaves waves
+// of two blocks per SM; below that the 8-warp production tile is faster (it fills an SM alone in a partial
+// last wave, where the 4-warp tile leaves one warp per scheduler). Measured on the H200, ratio to cuBLAS
+// (reports/evidence/h200-<commit>-fp32-outer/): forward 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.18 / 1.18
+// against 1.42 / 1.15 / 1.21 for the production tile (2.5 / 5.1 / 20 waves); dX 1.54 / 1.16 / 1.05 against
+// 1.33 / 1.19 / 1.14 (the dX tile copies W in 16-byte pieces, the forward transposes both operands with
+// 4-byte copies).
+constexpr std::int64_t kOuterWavesForward = 8, kOuterWavesDx = 4;
+
+static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count,
+                       std::int64_t outer_waves) {
   // Measured on the H200 (reports/evidence/h200-ec46e69-by-shape-tiles/): a tile pays when its grid fills the
   // SMs evenly. So, in order of reuse, the first tile that is not wider than the output (rounded up to
   // 16 columns: wider tiles idle half their threads), that gives at least 0.9 blocks per SM, and whose
@@ -577,7 +621,8 @@ static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows,
   const std::int64_t sms = std::max(1, sm_count);
   const std::int64_t width = (cols + 15) / 16 * 16;
   const int count = static_cast<int>(tiles.size());
-  for (int i = 0; i < count - 1; ++i) {
+  if (ceil_div(rows, tiles[0].bm) * ceil_div(cols, tiles[0].bn) >= outer_waves * tiles[0].resident * sms) return 0;
+  for (int i = 1; i < count - 1; ++i) {
     const ByShapeTile& t = tiles[static_cast<std::size_t>(i)];
     if (t.bn > width) continue;
     const std::int64_t blocks = ceil_div(rows, t.bm) * ceil_div(cols, t.bn);
@@ -588,7 +633,7 @@ static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows,
 }
 
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int sm_count) {
-  return choose_tile(by_shape_tiles(), M, N, sm_count);
+  return choose_tile(by_shape_tiles(), M, N, sm_count, kOuterWavesForward);
 }
 
 const std::vector<ByShapeTile>& dx_by_shape_tiles() {
@@ -598,7 +643,27 @@ const std::vector<ByShapeTile>& dx_by_shape_tiles() {
 
 int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
   (void)N;  // the reduction length does not move the choice
-  return choose_tile(dx_by_shape_tiles(), M, K, sm_count);
+  return choose_tile(dx_by_shape_tiles(), M, K, sm_count, kOuterWavesDx);
+}
+
+const std::vector<ByShapeTile>& by_shape_candidate_tiles() {
+  static const std::vector<ByShapeTile> tiles = tile_infos(kCandidateTiles);
+  return tiles;
+}
+
+const std::vector<ByShapeTile>& dx_by_shape_candidate_tiles() {
+  static const std::vector<ByShapeTile> tiles = tile_infos(kDxCandidateTiles);
+  return tiles;
+}
+
+cudaError_t launch_fwd_f32_by_shape_candidate(const LaunchParams& p, int tile) {
+  if (tile < 0 || tile >= kCandidateCount) return cudaErrorInvalidValue;
+  return kCandidateTiles[tile].launch(p);
+}
+
+cudaError_t launch_bwd_dx_f32_by_shape_candidate(const BackwardDataLaunch& p, int tile) {
+  if (tile < 0 || tile >= kDxCandidateCount) return cudaErrorInvalidValue;
+  return kDxCandidateTiles[tile].launch(p);
 }
 
 cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile) {
@@ -606,7 +671,24 @@ cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int til
   return kDxTiles[tile].launch(p);
 }
 
+// ORDO_FP32_TILE=<tile name> runs that tile of the table whatever the rule says (the bits are the same): for
+// verifying one tile on random shapes (`ordo verify`) and for measurements. A name the table lacks fails the
+// launch, with the names on stderr.
+static int forced_tile(const std::vector<ByShapeTile>& tiles) {
+  const char* v = std::getenv("ORDO_FP32_TILE");
+  if (v == nullptr || *v == '\0') return -1;
+  for (std::size_t i = 0; i < tiles.size(); ++i)
+    if (std::strcmp(tiles[i].name, v) == 0) return static_cast<int>(i);
+  std::fprintf(stderr, "ORDO_FP32_TILE=%s: no such tile; the tiles are:", v);
+  for (const ByShapeTile& t : tiles) std::fprintf(stderr, " \"%s\"", t.name);
+  std::fprintf(stderr, "\n");
+  return -2;
+}
+
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
+  const int forced = forced_tile(dx_by_shape_tiles());
+  if (forced == -2) return cudaErrorInvalidValue;
+  if (forced >= 0) return launch_bwd_dx_f32_by_shape_tile(p, forced);
   cudaError_t e;
   const int sm_count = sm_count_of_current_device(&e);
   if (e != cudaSuccess) return e;
@@ -619,6 +701,9 @@ cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
 }
 
 cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
+  const int forced = forced_tile(by_shape_tiles());
+  if (forced == -2) return cudaErrorInvalidValue;
+  if (forced >= 0) return launch_fwd_f32_by_shape_tile(p, forced);
   cudaError_t e;
   const int sm_count = sm_count_of_current_device(&e);
   if (e != cudaSuccess) return e;

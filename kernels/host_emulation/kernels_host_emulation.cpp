@@ -345,7 +345,8 @@ int main() {
   for (const Pick& k :
        {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
         Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
-        Pick{1024, 5376, "128x128x16 (production)"}, Pick{16384, 5376, "128x128x16 (production)"}}) {
+        Pick{1024, 5376, "128x128x16 (production)"}, Pick{4096, 5376, "128x128x16 (production)"},
+        Pick{16384, 5376, "128x128x8.t8x16.s3.outer"}}) {
     const std::string got = by_shape_tiles()[static_cast<std::size_t>(choose_by_shape_tile(k.M, k.N, 5376, 132))].name;
     const bool ok = got == k.tile;
     failures += !ok;
@@ -354,7 +355,9 @@ int main() {
   }
   // dX [M, K] of the same shapes: K plays the forward's N (dX [M, 32] reduces over N = 5376).
   for (const Pick& k : {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8.r"},
-                        Pick{4096, 32, "32x32x32.t4x2.s4"}, Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"}}) {
+                        Pick{4096, 32, "32x32x32.t4x2.s4"}, Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"},
+                        Pick{1024, 5376, "128x128x16 (production)"}, Pick{4096, 5376, "128x128x8.t8x16.s3.outer"},
+                        Pick{16384, 5376, "128x128x8.t8x16.s3.outer"}}) {
     const std::string got =
         dx_by_shape_tiles()[static_cast<std::size_t>(choose_dx_by_shape_tile(k.M, 5376, k.N, 132))].name;
     const bool ok = got == k.tile;
