@@ -824,6 +824,33 @@ TEST_F(BackwardKernelsAll, CallOrderMutantIsCaught) {
   }
 }
 
+// Every tile of sm80.bwd.dx.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random shapes of up to two of its
+// tiles plus two in M and K, reductions across its ring with a tail, every value family: kernel == emulator, bit
+// for bit. The rule runs its first tiles only on grids of many waves, which the generated cases do not reach.
+TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
+  const Flavour& f = flavours()[1];
+  ASSERT_EQ(f.dx, std::string("sm80.bwd.dx.f32.fma.simt.by-shape"));
+  const auto& families = properties::all_families();
+  Rng rng(20261203);
+  int cases = 0;
+  for (const kernels::detail::ByShapeTile& tile : kernels::detail::dx_by_shape_tiles()) {
+    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    for (int i = 0; i < 60; ++i) {
+      ForwardCase c;
+      c.M = rng.in_range(1, 2 * tile.bm + 2);
+      c.K = rng.in_range(1, 2 * tile.bn + 2);
+      c.N = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
+      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      c.seed = rng.next();
+      const BackwardDataProblem p = data_problem(c);
+      EXPECT_EQ(first_difference(gpu_dx(f.dx, p), emulate_dx(f, p), "dX (kernel vs emulator)"), "")
+          << tile.name << ": M=" << p.M << " N=" << p.N << " K=" << p.K << " (" << c.summary() << ")";
+      ++cases;
+    }
+  }
+  std::printf("dX by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::dx_by_shape_tiles().size());
+}
+
 // sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K]: at every M in 1..16384 where the
 // rule switches tiles (for widths K around and between the tiles' widths), a row of G alone (M = 1) gives
 // the same dX row, bit for bit, as inside batches of M_switch - 1 and M_switch rows (first, last, random

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +22,17 @@ class GpuTest : public ::testing::Test {
 // named on stdout as not run), and the mutants.
 std::vector<std::string> production_forward_variants();
 std::vector<std::string> mutant_forward_variants();
+
+// ORDO_FP32_TILE set to `name` for the guard's scope: the FP32 by-shape forward and dX variants then run that tile
+// of their table whatever their rule says (kernels/fwd_f32_simt_by_shape.cu), so that a test reaches the tiles
+// the rule keeps for grids too large to generate by the thousand.
+class ForcedFp32Tile {
+ public:
+  explicit ForcedFp32Tile(const char* name) { setenv("ORDO_FP32_TILE", name, 1); }
+  ~ForcedFp32Tile() { unsetenv("ORDO_FP32_TILE"); }
+  ForcedFp32Tile(const ForcedFp32Tile&) = delete;
+  ForcedFp32Tile& operator=(const ForcedFp32Tile&) = delete;
+};
 
 // Throws std::runtime_error naming `what` when a CUDA call failed.
 inline void check_cuda(cudaError_t e, const std::string& what) {

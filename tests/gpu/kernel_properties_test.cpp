@@ -91,6 +91,33 @@ void expect_row_alone_equals_row_in_batches(const std::string& id, std::int64_t 
   }
 }
 
+// Every tile of sm80.fwd.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random shapes of up to two of its
+// tiles plus two rows and columns (partial tiles in M and N), reductions across its ring with a tail, every
+// value family, with and without a bias: kernel == emulator, bit for bit. The rule runs its first tiles only on
+// grids of many waves, which the generated suite does not reach.
+TEST_F(KernelProperties, EveryByShapeTileEqualsEmulator) {
+  const std::string id = "sm80.fwd.f32.fma.simt.by-shape";
+  const auto& families = all_families();
+  Rng rng(20261202);
+  int cases = 0;
+  for (const kernels::detail::ByShapeTile& tile : kernels::detail::by_shape_tiles()) {
+    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    for (int i = 0; i < 60; ++i) {
+      ForwardCase c;
+      c.M = rng.in_range(1, 2 * tile.bm + 2);
+      c.N = rng.in_range(1, 2 * tile.bn + 2);
+      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
+      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      c.has_bias = i % 3 != 0;
+      c.seed = rng.next();
+      const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
+      EXPECT_TRUE(r.passed) << tile.name << ": " << r.detail;
+      ++cases;
+    }
+  }
+  std::printf("by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::by_shape_tiles().size());
+}
+
 int sm_count_of_device0() {
   int sm_count = 0;
   ordo::testing::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
