@@ -94,6 +94,11 @@ cudaError_t launch_bwd_dx_f32_by_shape_candidate(const BackwardDataLaunch& p, in
 template <int BK, int STAGES, int kGroup, bool kSnake>
 cudaError_t launch_bwd_dx_f32_outer(const BackwardDataLaunch& p);  // kernels/f32_simt_outer_128x128.cu
 cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p);
+// db alone (p.db set): one __fadd_rn chain per column n over G's rows in the order of p.rows, or in place.
+cudaError_t launch_bwd_db_f32(const BackwardWeightLaunch& p);
+// dW by the 4-warp 128x128 tile (kernels/f32_simt_outer_128x128.cu), then db when p.db is set.
+template <int BK, int STAGES, int kGroup, bool kSnake>
+cudaError_t launch_bwd_dw_f32_outer(const BackwardWeightLaunch& p);
 // The dW variant sm80.bwd.dw.f32.fma.simt.by-shape (kernels/bwd_dw_f32_simt_by_shape.cu): its tiles, the
 // rule's choice for dW [N,K] over R tokens (kernels/by_shape_cost.h; R moves no choice), one tile whatever
 // the rule says (benches, tests), and the variant.

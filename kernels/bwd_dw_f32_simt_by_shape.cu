@@ -329,10 +329,13 @@ struct DwTileEntry {
     ByShapeTile{#BM "x" #BN "x" #BK ".t" #TM "x" #TN ".s" #ST, BM, BN, TM, TN, BK, ST, (BM / TM) * (BN / TN)}, \
         &launch_dw_tile<BM, BN, TM, TN, BK, ST>                                                              \
   }
-// The production 128x128 tile first (the reference of the tile sweep), then the narrow 16x32 tile, then this
+// The 4-warp 128x128 tile first (kernels/f32_simt_outer_128x128.cu: the reference of the tile sweep; the rule runs
+// it on grids of kOuterWavesBackward waves or more, else the cost model picks among the others), the production
+// 128x128 tile, then the narrow 16x32 tile, then this
 // file's tiles: 4 x 4 chains per thread in blocks of one warp (32 x 16 for dW [32, K], 16 x 32 for dW [N, 32])
 // and of two and four warps.
 const DwTileEntry kDwTiles[] = {
+    DwTileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_bwd_dw_f32_outer<8, 3, 0, true>},
     DwTileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_bwd_dw_f32_simt_128x128x16},
     DwTileEntry{ByShapeTile{"16x32x32 (narrow)", 16, 32, 2, 2, 32, 2, 128}, &launch_bwd_dw_f32_simt_narrow},
     ORDO_DW_TILE(32, 16, 4, 4, 32, 4),
@@ -360,7 +363,11 @@ const std::vector<ByShapeTile>& dw_by_shape_tiles() {
 
 int choose_dw_by_shape_tile(std::int64_t N, std::int64_t K, std::int64_t R, int sm_count) {
   (void)R;  // every tile's time grows with R alike: the reduction length moves no choice
-  return cheapest_by_shape_tile(dw_by_shape_tiles(), N, K, sm_count);
+  const std::vector<ByShapeTile>& tiles = dw_by_shape_tiles();
+  const std::int64_t sms = std::max(1, sm_count);
+  if (ceil_div(N, tiles[0].bm) * ceil_div(K, tiles[0].bn) >= kOuterWavesBackward * tiles[0].resident * sms) return 0;
+  static const std::vector<ByShapeTile> rest(tiles.begin() + 1, tiles.end());
+  return 1 + cheapest_by_shape_tile(rest, N, K, sm_count);
 }
 
 cudaError_t launch_bwd_dw_f32_by_shape_tile(const BackwardWeightLaunch& p, int tile) {
@@ -369,6 +376,9 @@ cudaError_t launch_bwd_dw_f32_by_shape_tile(const BackwardWeightLaunch& p, int t
 }
 
 cudaError_t launch_bwd_dw_f32_simt_by_shape(const BackwardWeightLaunch& p) {
+  const int forced = forced_fp32_tile(dw_by_shape_tiles());
+  if (forced == -2) return cudaErrorInvalidValue;
+  if (forced >= 0) return launch_bwd_dw_f32_by_shape_tile(p, forced);
   int device = 0, sm_count = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);

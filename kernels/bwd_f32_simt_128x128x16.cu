@@ -310,17 +310,22 @@ cudaError_t launch_bwd_dw_f32_simt_128x128x16(const BackwardWeightLaunch& p) {
   else
     e = gather ? launch_tile<Layout::output_contiguous, false, true>(t, p.stream)
                : launch_tile<Layout::output_contiguous, false, false>(t, p.stream);
-  if (e == cudaSuccess && p.db != nullptr) {
-    const float* g = p.g;
-    const int* rows = p.rows;
-    float* db = p.db;
-    int N = p.N, R = p.R;
-    bool accumulate = p.accumulate;
-    void* args[] = {&g, &rows, &db, &N, &R, &accumulate};
-    const void* fn = gather ? reinterpret_cast<const void*>(&bwd_db_f32_kernel<true>)
-                            : reinterpret_cast<const void*>(&bwd_db_f32_kernel<false>);
-    e = cudaLaunchKernel(fn, dim3(static_cast<unsigned>(ceil_div(p.N, kDbCols))), dim3(kDbThreads), args, 0, p.stream);
-  }
+  if (e == cudaSuccess && p.db != nullptr) return launch_bwd_db_f32(p);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  return e;
+}
+
+cudaError_t launch_bwd_db_f32(const BackwardWeightLaunch& p) {
+  const float* g = p.g;
+  const int* rows = p.rows;
+  float* db = p.db;
+  int N = p.N, R = p.R;
+  bool accumulate = p.accumulate;
+  void* args[] = {&g, &rows, &db, &N, &R, &accumulate};
+  const void* fn = p.rows != nullptr ? reinterpret_cast<const void*>(&bwd_db_f32_kernel<true>)
+                                     : reinterpret_cast<const void*>(&bwd_db_f32_kernel<false>);
+  const cudaError_t e =
+      cudaLaunchKernel(fn, dim3(static_cast<unsigned>(ceil_div(p.N, kDbCols))), dim3(kDbThreads), args, 0, p.stream);
   if (e != cudaSuccess) (void)cudaGetLastError();
   return e;
 }

@@ -53,6 +53,8 @@ struct OuterArgs {
   int lda, ldb;
   int P, Q, R;
   unsigned tiles_p, tiles_q;
+  const int* rows = nullptr;  // dW gathered: step r of both operands is row rows[r] (else row r)
+  bool accumulate = false;    // dW: every chain starts at the output's current value (else +0); see kAccumulate
 };
 
 constexpr int kTile = 128;      // outputs per block in each dimension
@@ -102,19 +104,40 @@ __device__ __forceinline__ void copy16_if(float* dst, const float* src, bool p) 
 // the copy: its address is this thread's pointer plus a stride that is the same for every thread (kept in
 // uniform registers), and no copy is redirected (the measured first version spent 9% of its stall samples
 // on selecting addresses and masks per copy, ncu source counters).
-template <Layout kL, bool kVec, int BK>
+template <Layout kL, bool kVec, int BK, bool kGather>
 struct OperandLoader {
   // Reduction-contiguous: BK 4-byte copies per thread, step t % BK of rows t / BK + c * (128 / BK).
   // Output-contiguous, 16-byte: BK / 4 copies, columns 4 * (t % 32) of steps t / 32 + 4c.
   // Output-contiguous, 4-byte: BK copies, column t of steps c.
   static constexpr bool kTranspose = kL == Layout::reduction_contiguous;
+  static_assert(!(kGather && kTranspose), "only output-contiguous operands (dW's G and X) are gathered");
   static constexpr int kCopies = kTranspose || !kVec ? BK : BK / 4;
-  const float* src;  // this thread's first copy at the next slab
+  const float* src;  // this thread's first copy at the next slab (in place)
   std::size_t copy_stride, slab_stride;
   int dst, first_step, steps_left;  // steps_left: R - the next slab's first step - this thread's first step
   unsigned live = 0;                // bit c: copy c's row (or columns) exist
+  // Gathered: the operand's columns this thread copies (src before any row), its row length, the row index
+  // of each copy's step in the next slab, read one slab ahead so that no copy waits for its index, and the
+  // next slab's first step.
+  const float* column = nullptr;
+  const int* rows = nullptr;
+  int row_length = 0, next_step = 0, reduction = 0;
+  int row_of[kGather ? kCopies : 1] = {};
 
-  __device__ __forceinline__ OperandLoader(const float* p, int ld, int row0, int extent, int reduction, int tid) {
+  __device__ __forceinline__ int step_of_copy(int c) const { return kTranspose ? 0 : kVec ? 4 * c : c; }
+
+  // The row indices of the next slab's copies (0 for a step past R: that copy is not issued).
+  __device__ __forceinline__ void read_rows() {
+#pragma unroll
+    for (int c = 0; c < kCopies; ++c) {
+      const int r = next_step + first_step + step_of_copy(c);
+      row_of[c] = r < reduction ? __ldg(rows + r) : 0;
+    }
+  }
+
+  __device__ __forceinline__ OperandLoader(const float* p, int ld, int row0, int extent, int reduction_steps, int tid,
+                                           const int* gathered_rows = nullptr)
+      : rows(gathered_rows), row_length(ld), reduction(reduction_steps) {
     if constexpr (kTranspose) {
       constexpr int kRowsPerPass = kThreads / BK;
       const int row = tid / BK;
@@ -142,6 +165,10 @@ struct OperandLoader {
       live = row0 + tid < extent ? ~0u : 0u;
     }
     steps_left = reduction - first_step;
+    if constexpr (kGather) {
+      column = src - static_cast<std::ptrdiff_t>(first_step) * ld;  // the copies' columns, row 0
+      read_rows();
+    }
   }
 
   // Issues this operand's copies of the next slab into `stage` (an operand's place in one ring stage).
@@ -149,9 +176,9 @@ struct OperandLoader {
 #pragma unroll
     for (int c = 0; c < kCopies; ++c) {
       // Copy c holds step first_step (+ 4c on the 16-byte path, + c on the 4-byte one) of the slab.
-      const int step_of_copy = kTranspose ? 0 : kVec ? 4 * c : c;
-      const bool ok = ((live >> c) & 1u) != 0 && step_of_copy < steps_left;
-      const float* from = src + c * copy_stride;
+      const bool ok = ((live >> c) & 1u) != 0 && step_of_copy(c) < steps_left;
+      const float* from =
+          kGather ? column + static_cast<std::ptrdiff_t>(row_of[c]) * row_length : src + c * copy_stride;
       if constexpr (kTranspose)
         copy4_if(stage + dst + c * (kThreads / BK), from, ok);
       else if constexpr (kVec)
@@ -161,6 +188,10 @@ struct OperandLoader {
     }
     src += slab_stride;
     steps_left -= BK;
+    if constexpr (kGather) {
+      next_step += BK;
+      read_rows();
+    }
   }
 };
 
@@ -211,7 +242,8 @@ __device__ __forceinline__ void block_tile(const OuterArgs& a, unsigned b, unsig
   }
 }
 
-template <Layout kLA, Layout kLB, bool kVec, int BK, int STAGES, int kGroup, bool kSnake>
+template <Layout kLA, Layout kLB, bool kVec, int BK, int STAGES, int kGroup, bool kSnake, bool kGather,
+          bool kAccumulate>
 __global__ void __launch_bounds__(kThreads, 2) f32_outer_kernel(const OuterArgs a) {
   using Rg = Ring<BK, STAGES>;
   __shared__ __align__(16) float ring[STAGES * Rg::kStageFloats];
@@ -228,9 +260,21 @@ __global__ void __launch_bounds__(kThreads, 2) f32_outer_kernel(const OuterArgs 
   for (int i = 0; i < kTM; ++i)
 #pragma unroll
     for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;  // +0: the contract's start value
+  if constexpr (kAccumulate) {
+    // dW continued: every chain starts at the output's current value (the chain of the earlier calls).
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+      const int m = p0 + arow + (i / 4) * 32 + i % 4;
+#pragma unroll
+      for (int j = 0; j < kTN; ++j) {
+        const int n = q0 + bcol + 16 * (j / 4) + j % 4;
+        if (m < a.P && n < a.Q) acc[i][j] = a.out[static_cast<std::size_t>(m) * a.Q + n];
+      }
+    }
+  }
 
-  OperandLoader<kLA, kVec, BK> load_a(a.a, a.lda, p0, a.P, a.R, tid);
-  OperandLoader<kLB, kVec, BK> load_b(a.b, a.ldb, q0, a.Q, a.R, tid);
+  OperandLoader<kLA, kVec, BK, kGather> load_a(a.a, a.lda, p0, a.P, a.R, tid, a.rows);
+  OperandLoader<kLB, kVec, BK, kGather> load_b(a.b, a.ldb, q0, a.Q, a.R, tid, a.rows);
   const auto issue = [&](int slab) {
     float* stage = ring + (slab % STAGES) * Rg::kStageFloats;
     load_a.issue(stage);
@@ -312,15 +356,18 @@ __global__ void __launch_bounds__(kThreads, 2) f32_outer_kernel(const OuterArgs 
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-template <Layout kLA, Layout kLB, int BK, int STAGES, int kGroup, bool kSnake>
+// A kernel per operand path (16-byte or 4-byte), gather and accumulate: the accumulate start values cost the
+// others registers enough to spill when they share one kernel (ptxas: 255 registers, 64-72 bytes of spills).
+template <Layout kLA, Layout kLB, int BK, int STAGES, int kGroup, bool kSnake, bool kGather = false,
+          bool kAccumulate = false>
 cudaError_t launch_outer(OuterArgs a, bool vec, cudaStream_t stream) {
   a.tiles_p = static_cast<unsigned>(ceil_div(a.P, kTile));
   a.tiles_q = static_cast<unsigned>(ceil_div(a.Q, kTile));
   void* args[] = {&a};
   const dim3 grid(a.tiles_p * a.tiles_q), block(kThreads);
   const cudaError_t e =
-      vec ? cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, true, BK, STAGES, kGroup, kSnake>, grid, block, args, 0, stream)
-          : cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, false, BK, STAGES, kGroup, kSnake>, grid, block, args, 0, stream);
+      vec ? cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, true, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid, block, args, 0, stream)
+          : cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, false, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid, block, args, 0, stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
 }
@@ -348,7 +395,27 @@ cudaError_t launch_bwd_dx_f32_outer(const BackwardDataLaunch& p) {
 // columns fastest, snake order. Measured against rings of 4, slabs of 16 in a ring of 2, bands of 8 tile rows
 // and plain row order on the seed's square shapes (the 2026-12-02 sweep): the fastest or within 1% of it on
 // every shape, forward and dX; the plain row order was 5-13% slower.
+// dW: out = dW [N,K], A(i = n, r) = G [row(r), n] and B(j = k, r) = X [row(r), k], both output-contiguous,
+// R = the active tokens, row(r) = rows[r] (gathered) or r; then db by its own kernel (launch_bwd_db_f32).
+template <int BK, int STAGES, int kGroup, bool kSnake>
+cudaError_t launch_bwd_dw_f32_outer(const BackwardWeightLaunch& p) {
+  OuterArgs a{p.g, p.x, nullptr, p.dw, p.N, p.K, p.N, p.K, p.R, 0, 0};
+  a.rows = p.rows;
+  a.accumulate = p.accumulate;
+  const bool vec = p.N % 4 == 0 && p.K % 4 == 0 && aligned16(p.g) && aligned16(p.x) && aligned16(p.dw);
+  constexpr Layout kOc = Layout::output_contiguous;
+  const bool gather = p.rows != nullptr;
+  const cudaError_t e =
+      p.accumulate ? (gather ? launch_outer<kOc, kOc, BK, STAGES, kGroup, kSnake, true, true>(a, vec, p.stream)
+                             : launch_outer<kOc, kOc, BK, STAGES, kGroup, kSnake, false, true>(a, vec, p.stream))
+                   : (gather ? launch_outer<kOc, kOc, BK, STAGES, kGroup, kSnake, true, false>(a, vec, p.stream)
+                             : launch_outer<kOc, kOc, BK, STAGES, kGroup, kSnake, false, false>(a, vec, p.stream));
+  if (e != cudaSuccess || p.db == nullptr) return e;
+  return launch_bwd_db_f32(p);
+}
+
 template cudaError_t launch_fwd_f32_outer<8, 3, 0, true>(const LaunchParams&);
 template cudaError_t launch_bwd_dx_f32_outer<8, 3, 0, true>(const BackwardDataLaunch&);
+template cudaError_t launch_bwd_dw_f32_outer<8, 3, 0, true>(const BackwardWeightLaunch&);
 
 }  // namespace ordo::kernels::detail

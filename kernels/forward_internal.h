@@ -89,6 +89,15 @@ cudaError_t launch_fwd_f32_by_shape_candidate(const LaunchParams& p, int tile);
 template <int BK, int STAGES, int kGroup, bool kSnake>
 cudaError_t launch_fwd_f32_outer(const LaunchParams& p);
 
+// ORDO_FP32_TILE=<tile name> makes the FP32 by-shape variants (forward, dX, dW) run that tile of their table
+// whatever their rule says (the bits are the same): for verifying one tile on random shapes (`ordo verify`, the
+// GPU tests) and for measurements. Returns its index, -1 when the variable is unset or empty, -2 (after naming
+// the table's tiles on stderr) for a name the table lacks, which fails the launch.
+int forced_fp32_tile(const std::vector<ByShapeTile>& tiles);
+// The 4-warp 128x128 tile (kernels/f32_simt_outer_128x128.cu) runs in dX and dW on grids of at least this many
+// waves of two blocks per SM (kernels/fwd_f32_simt_by_shape.cu says why and what was measured).
+constexpr std::int64_t kOuterWavesBackward = 4;
+
 // Number of tiles of size `tile` needed to cover `n` (n >= 1, tile >= 1).
 inline constexpr std::int64_t ceil_div(std::int64_t n, std::int64_t tile) { return (n + tile - 1) / tile; }
 

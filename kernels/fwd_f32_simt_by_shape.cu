@@ -564,7 +564,7 @@ const DxTileEntry kDxTiles[] = {
 // waves might fill more evenly than the 128x128 tiles (1024 x 5376 is 2.5 waves of those at two blocks per
 // SM). This template with 8 x 16 chains per thread measured 1.2-1.4x slower than
 // kernels/f32_simt_outer_128x128.cu, its operands' 16-byte reads along the reduction costing registers and
-// reads that the outer-product layout does not (sweep of 2026-12-02, reports/evidence/h200-<commit>-fp32-outer/).
+// reads that the outer-product layout does not (sweep of 2026-12-02, reports/evidence/h200-9dd9b31-fp32-outer/).
 const TileEntry kCandidateTiles[] = {
     ORDO_BY_SHAPE_TILE_W(128, 96, 8, 12, 8, 4, 4, 8),
     ORDO_BY_SHAPE_TILE_W(128, 64, 8, 8, 8, 4, 4, 8),
@@ -602,14 +602,14 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
   return tiles;
 }
 
-// The first entry of both tables, the 4-warp 128x128 tile, runs only on grids of at least kOuterWaves waves
-// of two blocks per SM; below that the 8-warp production tile is faster (it fills an SM alone in a partial
+// The first entry of both tables, the 4-warp 128x128 tile, runs only on grids of at least kOuterWavesForward
+// (forward) or kOuterWavesBackward (dX, dW) waves of two blocks per SM; below that the 8-warp production tile is faster (it fills an SM alone in a partial
 // last wave, where the 4-warp tile leaves one warp per scheduler). Measured on the H200, ratio to cuBLAS
-// (reports/evidence/h200-<commit>-fp32-outer/): forward 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.18 / 1.18
+// (reports/evidence/h200-9dd9b31-fp32-outer/): forward 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.18 / 1.18
 // against 1.42 / 1.15 / 1.21 for the production tile (2.5 / 5.1 / 20 waves); dX 1.54 / 1.16 / 1.05 against
 // 1.33 / 1.19 / 1.14 (the dX tile copies W in 16-byte pieces, the forward transposes both operands with
 // 4-byte copies).
-constexpr std::int64_t kOuterWavesForward = 8, kOuterWavesDx = 4;
+constexpr std::int64_t kOuterWavesForward = 8;
 
 static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count,
                        std::int64_t outer_waves) {
@@ -643,7 +643,7 @@ const std::vector<ByShapeTile>& dx_by_shape_tiles() {
 
 int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
   (void)N;  // the reduction length does not move the choice
-  return choose_tile(dx_by_shape_tiles(), M, K, sm_count, kOuterWavesDx);
+  return choose_tile(dx_by_shape_tiles(), M, K, sm_count, kOuterWavesBackward);
 }
 
 const std::vector<ByShapeTile>& by_shape_candidate_tiles() {
@@ -671,10 +671,7 @@ cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int til
   return kDxTiles[tile].launch(p);
 }
 
-// ORDO_FP32_TILE=<tile name> runs that tile of the table whatever the rule says (the bits are the same): for
-// verifying one tile on random shapes (`ordo verify`) and for measurements. A name the table lacks fails the
-// launch, with the names on stderr.
-static int forced_tile(const std::vector<ByShapeTile>& tiles) {
+int forced_fp32_tile(const std::vector<ByShapeTile>& tiles) {
   const char* v = std::getenv("ORDO_FP32_TILE");
   if (v == nullptr || *v == '\0') return -1;
   for (std::size_t i = 0; i < tiles.size(); ++i)
@@ -686,7 +683,7 @@ static int forced_tile(const std::vector<ByShapeTile>& tiles) {
 }
 
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
-  const int forced = forced_tile(dx_by_shape_tiles());
+  const int forced = forced_fp32_tile(dx_by_shape_tiles());
   if (forced == -2) return cudaErrorInvalidValue;
   if (forced >= 0) return launch_bwd_dx_f32_by_shape_tile(p, forced);
   cudaError_t e;
@@ -701,7 +698,7 @@ cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
 }
 
 cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
-  const int forced = forced_tile(by_shape_tiles());
+  const int forced = forced_fp32_tile(by_shape_tiles());
   if (forced == -2) return cudaErrorInvalidValue;
   if (forced >= 0) return launch_fwd_f32_by_shape_tile(p, forced);
   cudaError_t e;

@@ -836,10 +836,10 @@ TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::dx_by_shape_tiles()) {
     const ordo::testing::ForcedFp32Tile forced(tile.name);
     for (int i = 0; i < 60; ++i) {
-      ForwardCase c;
+      ForwardCase c;  // read as dX's (M, K, N) (properties/backward_case.h): N is the reduction
       c.M = rng.in_range(1, 2 * tile.bm + 2);
-      c.K = rng.in_range(1, 2 * tile.bn + 2);
-      c.N = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
+      c.N = rng.in_range(1, 2 * tile.bn + 2);
+      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
       c.family = families[static_cast<std::size_t>(i) % families.size()];
       c.seed = rng.next();
       const BackwardDataProblem p = data_problem(c);
@@ -849,6 +849,34 @@ TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
     }
   }
   std::printf("dX by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::dx_by_shape_tiles().size());
+}
+
+// Every tile of sm80.bwd.dw.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random dW [N, K] of up to two of
+// its tiles plus two, over token counts across its ring with a tail, keys of width 0, 2 or 3 (rows gathered in
+// key order) and padding rows, every value family, with db: kernel == emulator, bit for bit.
+TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
+  const Flavour& f = flavours()[1];
+  ASSERT_EQ(f.dw, std::string("sm80.bwd.dw.f32.fma.simt.by-shape"));
+  const auto& families = properties::all_families();
+  Rng rng(20261204);
+  int cases = 0;
+  for (const kernels::detail::ByShapeTile& tile : kernels::detail::dw_by_shape_tiles()) {
+    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    for (int i = 0; i < 40; ++i) {
+      ForwardCase c;  // read as dW's (N, K, T) (properties/backward_case.h)
+      c.M = rng.in_range(1, 2 * tile.bm + 2);
+      c.N = rng.in_range(1, 2 * tile.bn + 2);
+      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
+      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      c.has_bias = true;
+      c.seed = rng.next();
+      const std::int64_t width = i % 3 == 0 ? 0 : i % 3 == 1 ? 2 : 3;
+      const BackwardWeightProblem p = keyed_problem(c, width, width > 0 ? rng.in_range(0, 5) : 0);
+      EXPECT_EQ(first_difference(gpu_dw(f.dw, p), emulate_dw(f, p)), "") << tile.name << ": " << describe(p, c);
+      ++cases;
+    }
+  }
+  std::printf("dW by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::dw_by_shape_tiles().size());
 }
 
 // sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K]: at every M in 1..16384 where the
