@@ -1,9 +1,10 @@
 // FP32 SIMT tile of 128 x 128 outputs in blocks of 4 warps, 8 x 16 chains per thread, for the by-shape
-// variants of contracts fwd.f32.fma-chain/1 and bwd.dx.f32.fma-chain/1 (kernels/fwd_f32_simt_by_shape.cu
-// holds the tables that run it).
+// variants of contracts fwd.f32.fma-chain/1, bwd.dx.f32.fma-chain/1 and bwd.dw.f32.fma-chain/1
+// (kernels/fwd_f32_simt_by_shape.cu and kernels/bwd_dw_f32_simt_by_shape.cu hold the tables that run it).
 //
 // The product out[P,Q] = A[P,R] B^T, chains over r ascending. An operand is reduction-contiguous (A(i, r) at
-// a[i * ld + r]: the forward's X and W, dX's G) or output-contiguous (B(j, r) at b[r * ld + j]: dX's W).
+// a[i * ld + r]: the forward's X and W, dX's G) or output-contiguous (B(j, r) at b[r * ld + j]: dX's W, dW's
+// token-major G and X, whose step r is row rows[r] when the tokens are gathered through the canonical order).
 //
 // Why this shape (docs/fp32-kernels.md, "What a tile costs"): an SM returns at most 32 registers per clock
 // from shared memory, and a thread owning TM x TN chains reads TM + TN operands per step. With 8 x 8 chains
@@ -25,10 +26,11 @@
 //     register sets). One barrier per slab, before the first step of the next slab is read: after it, the
 //     slab just finished is free, and the copies of slab s + STAGES - 1 go into it at the start of slab s + 1.
 //
-// Arithmetic (the contracts): acc = +0; for r ascending: acc = __fmaf_rn(A(i, r), B(j, r), acc); then
-// out = __fadd_rn(acc, bias[j]) with a bias (the forward's). Whole slabs run all BK steps, the last partial
-// slab only its r < R steps (no padded step, so no pad value can touch a signed zero); rows and columns past
-// P or Q are zero-filled and their outputs not stored. Compiled with --fmad=false, without fast-math.
+// Arithmetic (the contracts): acc = +0 (dW with accumulate: dW's current value); for r ascending:
+// acc = __fmaf_rn(A(i, r), B(j, r), acc); then out = __fadd_rn(acc, bias[j]) with a bias (the forward's). Whole
+// slabs run all BK steps, the last partial slab only its r < R steps (no padded step, so no pad value can touch
+// a signed zero); rows and columns past P or Q are not copied and their outputs not stored. dW's db is a kernel
+// of its own (launch_bwd_db_f32). Compiled with --fmad=false, without fast-math.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -101,8 +103,8 @@ __device__ __forceinline__ void copy16_if(float* dst, const float* src, bool p) 
 
 // One operand's copies into the ring, one slab at a time, in order. `row0` is the block's first output row
 // (or column) of this operand, `extent` its number of rows (P or Q). Per slab a copy costs its predicate and
-// the copy: its address is this thread's pointer plus a stride that is the same for every thread (kept in
-// uniform registers), and no copy is redirected (the measured first version spent 9% of its stall samples
+// the copy: its address is this thread's pointer plus a stride that is the same for every thread, and no copy
+// is redirected (the measured first version spent 9% of its stall samples
 // on selecting addresses and masks per copy, ncu source counters).
 template <Layout kL, bool kVec, int BK, bool kGather>
 struct OperandLoader {
