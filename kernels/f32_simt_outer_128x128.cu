@@ -82,22 +82,20 @@ __device__ __forceinline__ void copy4_if(float* dst, const float* src, bool p) {
 #if defined(ORDO_HOST_EMULATION)
   if (p) *dst = *src;
 #else
-  asm volatile(
-      "{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n @q cp.async.ca.shared.global [%0], [%1], 4;\n}\n" ::"r"(
-          shared_address(dst)),
-      "l"(src), "r"(static_cast<int>(p))
-      : "memory");
+  asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n @q cp.async.ca.shared.global [%0], [%1], 4;\n}\n" ::"r"(
+                   shared_address(dst)),
+               "l"(src), "r"(static_cast<int>(p))
+               : "memory");
 #endif
 }
 __device__ __forceinline__ void copy16_if(float* dst, const float* src, bool p) {
 #if defined(ORDO_HOST_EMULATION)
   if (p) std::memcpy(dst, src, 16);
 #else
-  asm volatile(
-      "{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n @q cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(
-          shared_address(dst)),
-      "l"(src), "r"(static_cast<int>(p))
-      : "memory");
+  asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n @q cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(
+                   shared_address(dst)),
+               "l"(src), "r"(static_cast<int>(p))
+               : "memory");
 #endif
 }
 
@@ -368,8 +366,10 @@ cudaError_t launch_outer(OuterArgs a, bool vec, cudaStream_t stream) {
   void* args[] = {&a};
   const dim3 grid(a.tiles_p * a.tiles_q), block(kThreads);
   const cudaError_t e =
-      vec ? cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, true, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid, block, args, 0, stream)
-          : cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, false, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid, block, args, 0, stream);
+      vec ? cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, true, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid,
+                             block, args, 0, stream)
+          : cudaLaunchKernel(&f32_outer_kernel<kLA, kLB, false, BK, STAGES, kGroup, kSnake, kGather, kAccumulate>, grid,
+                             block, args, 0, stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
 }

@@ -603,12 +603,12 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
 }
 
 // The first entry of both tables, the 4-warp 128x128 tile, runs only on grids of at least kOuterWavesForward
-// (forward) or kOuterWavesBackward (dX, dW) waves of two blocks per SM; below that the 8-warp production tile is faster (it fills an SM alone in a partial
-// last wave, where the 4-warp tile leaves one warp per scheduler). Measured on the H200, ratio to cuBLAS
-// (reports/evidence/h200-9dd9b31-fp32-outer/): forward 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.18 / 1.18
-// against 1.42 / 1.15 / 1.21 for the production tile (2.5 / 5.1 / 20 waves); dX 1.54 / 1.16 / 1.05 against
-// 1.33 / 1.19 / 1.14 (the dX tile copies W in 16-byte pieces, the forward transposes both operands with
-// 4-byte copies).
+// (forward) or kOuterWavesBackward (dX, dW) waves of two blocks per SM; below that the 8-warp production tile
+// is faster (it fills an SM alone in a partial last wave, where the 4-warp tile leaves one warp per
+// scheduler). Measured on the H200, ratio to cuBLAS (reports/evidence/h200-9dd9b31-fp32-outer/): forward
+// 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.17 / 1.17 against 1.42 / 1.15 / 1.20 for the production tile
+// (2.5 / 5.1 / 20 waves); dX 1.54 / 1.16 / 1.05 against 1.33 / 1.19 / 1.14 (the dX tile copies W in 16-byte
+// pieces, the forward transposes both operands with 4-byte copies).
 constexpr std::int64_t kOuterWavesForward = 8;
 
 static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count,
