@@ -61,15 +61,19 @@ constexpr int kHalfBN = kBN / 2, kQuarterBN = kBN / 4;
 constexpr int kBN168 = static_cast<int>(kWgmmaUnit168);  // the forward's other unit width
 constexpr int kConsumers = 2;  // warpgroups, 64 rows each
 constexpr int kThreads = 128 * (1 + kConsumers);
-// A kernel whose A tiles have kRowsA rows (128, or 64 for the small-M kernel): one consumer warpgroup per 64.
-template <int kRowsA>
-constexpr int kConsumersFor = kRowsA / 64;
-template <int kRowsA>
-constexpr int kThreadsFor = 128 * (1 + kConsumersFor<kRowsA>);
-// The small-M kernel (M <= 64, every unit a quarter: M = 64, N = 5376) runs in clusters of this many blocks
-// that compute the four quarters of one 128x256 tile and share its A tile: each block loads a quarter of
-// its 64 rows and multicasts it into all four.
+// A kernel whose A tiles have kRowsA rows (128, or 64 for the small-M kernels): one consumer warpgroup per 64
+// rows, times kSplit (1, or 2 in the small-M kernels: two consumers on the two column halves of each unit).
+template <int kRowsA, int kSplit = 1>
+constexpr int kConsumersFor = kRowsA / 64 * kSplit;
+template <int kRowsA, int kSplit = 1>
+constexpr int kThreadsFor = 128 * (1 + kConsumersFor<kRowsA, kSplit>);
+// The small-M kernels (M <= 64, every unit a quarter or every unit a half: M = 64 with N = 5376 or 16128)
+// run in clusters of as many blocks as a 128x256 tile has units (four quarters or two halves): the blocks
+// of a cluster compute the units of one tile and share its A tile, each loading 64 / cluster of its rows and
+// multicasting them into all.
 constexpr int kSmallMCluster = 4;
+template <int kRingW>
+constexpr int kSmallMClusterFor = kBN / kRingW;
 // The shared-memory ring of a kernel whose widest unit is kRingW columns: per stage one 128 x 64 A tile
 // and one kRingW x 64 B tile, as many stages as fit in the 227 KB of an sm_90 block. The general kernel
 // (kRingW = 256) holds 4 stages of 48 KB. Two kernels run one unit width each, chosen by the launcher:
@@ -82,7 +86,11 @@ constexpr int kSmallMCluster = 4;
 //   * kRingW = 64 with kRowsA = 64, the small-M kernel (M <= 64, all quarters): 13 stages of 16 KB, in
 //     clusters of kSmallMCluster blocks sharing the A tile. cuBLAS runs M = 64, N = K = 5376 with the same
 //     grid (84 tiles of 64x64 on 132 SMs, no split-K), 13 stages and clusters of 4 (its kernel
-//     nvjet_sm90_tss_64x64_64x13_4x1, ncu in reports/evidence/h200-5ddd20b-wgmma-168-units/).
+//     nvjet_sm90_tss_64x64_64x13_4x1, ncu in reports/evidence/h200-5ddd20b-wgmma-168-units/), and with
+//     three warpgroups: two consumers;
+//   * kRingW = 128 with kRowsA = 64, the small-M halves kernel (M <= 64, all halves: M = 64, N = 16128): 9
+//     stages of 24 KB, in clusters of two blocks sharing the A tile (the general kernel runs these grids
+//     with half of its A tile and ring past M).
 //
 // The general kernel also holds the staging boxes of its stores (kStagingBytes, see store_staged): per
 // consumer two boxes of 64 rows x 32 FP32 columns, 32 KB in all, which fit beside its 192 KB ring.
@@ -91,9 +99,11 @@ constexpr int kStoreBoxBytes = 64 * kStoreBoxColumns * 4;
 constexpr int kStagingBytes = kConsumers * 2 * kStoreBoxBytes;
 template <int kRingW, int kRowsA = kBM>
 struct Ring {
-  static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168, "the general ring or one unit width's ring");
-  static_assert(kRowsA == kBM || (kRowsA == 64 && kRingW == 64), "64-row A tiles only in the small-M kernel");
-  static constexpr int stages = kRowsA == 64 ? 13 : kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
+  static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168 || (kRingW == 128 && kRowsA == 64),
+                "the general ring or one unit width's ring");
+  static_assert(kRowsA == kBM || (kRowsA == 64 && (kRingW == 64 || kRingW == 128)),
+                "64-row A tiles only in the small-M kernels");
+  static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : 9) : kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
   static constexpr int stage_bytes = (kRowsA + kRingW) * kBK * 2;
   static constexpr bool staged_stores = kRingW == kBN && kRowsA == kBM;
   static constexpr int staging_bytes = staged_stores ? kStagingBytes : 0;
@@ -101,7 +111,8 @@ struct Ring {
   static constexpr int smem_bytes = stages * stage_bytes + staging_bytes + 2 * stages * 8 + 1024;
 };
 static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
-                  Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024,
+                  Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024 &&
+                  Ring<128, 64>::smem_bytes <= 227 * 1024,
               "an sm_90 block has at most 227 KB of shared memory");
 [[maybe_unused]] constexpr int kStages = Ring<kBN>::stages;  // the general ring (dW's gather); device code only
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
@@ -225,9 +236,12 @@ __device__ __forceinline__ void issue_step(float (&d)[kRegs], std::uint64_t desc
   constexpr int kTransA = kAMMajor<kOps> ? 1 : 0, kTransB = kBNMajor<kOps> ? 1 : 0;
   const std::uint64_t a = desc_x + static_cast<std::uint64_t>(kTransA ? 128 * kk : 2 * kk);
   const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kTransB ? 128 * kk : 2 * kk);
-  static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN || kWidth == kBN168,
+  static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN || kWidth == kBN168 ||
+                    kWidth == kQuarterBN / 2,
                 "an instruction N the probe covers");
-  if constexpr (kWidth == kBN168)
+  if constexpr (kWidth == kQuarterBN / 2)
+    sm90::wgmma_m64n32k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kQuarterBN / 4]>(&d[0]), a, b, scale_d);
+  else if constexpr (kWidth == kBN168)
     sm90::wgmma_m64n168k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN168 / 2]>(&d[0]), a, b, scale_d);
   else if constexpr (kWidth == kBN)
     sm90::wgmma_m64n256k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 2]>(&d[0]), a, b, scale_d);
@@ -315,13 +329,21 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   }
 }
 
-// Consumer warpgroup c (rows [64c, 64c + 64) of each tile): the chains and the stores.
-template <bool kProbe, int kCluster, Ops kOps, int kRingW, int kRowsA>
+// Consumer warpgroup c: rows [64c, 64c + 64) of each unit, or, with kSplit = 2 (the small-M kernels), all 64
+// rows of columns [c W, c W + W), W = kRingW / 2 (one instruction of half the unit's N per step). Either way
+// each output is one consumer's chain over every k step, as with one consumer: the split changes which
+// warpgroup computes an output, never its chain.
+template <bool kProbe, int kCluster, Ops kOps, int kRingW, int kRowsA, int kSplit>
 __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t* x_tiles, const std::uint16_t* w_tiles,
                                         unsigned char* staging, const CUtensorMap* map_y, std::uint64_t* full,
                                         std::uint64_t* empty, int k_tiles, int c, unsigned rank, unsigned cluster,
                                         unsigned clusters) {
   using namespace sm90;
+  static_assert(kSplit == 1 || (kRowsA == 64 && !kProbe && !kLoadsStartValues<kOps> &&
+                                (!kBNMajor<kOps> || (kRingW / kSplit) % kNMajorBoxColumns == 0)),
+                "column halves: the small-M kernels, an N-major B split at whole boxes");
+  constexpr int kW = kRingW / kSplit;  // this consumer's columns of a unit of kRingW
+  const int row_part = kSplit == 1 ? c : 0, col_part = kSplit == 1 ? 0 : c;
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
   int it = 0;
@@ -331,7 +353,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     const Unit w = block_unit<kProbe, kCluster, kRowsA>(a, u, rank);
     // Single blocks only: in the two-block cluster kernel ptxas then takes the consumer branch for
     // divergent and serialises every wgmma (C7520), even with the condition shuffled from lane 0.
-    const bool rows_past_m = !kProbe && kCluster == 1 && __shfl_sync(0xffffffffu, w.m0 + c * 64 >= a.M ? 1 : 0, 0) != 0;
+    const bool rows_past_m = !kProbe && kCluster == 1 && __shfl_sync(0xffffffffu, w.m0 + row_part * 64 >= a.M ? 1 : 0, 0) != 0;
     if (rows_past_m) {
       // All 64 of this warpgroup's rows are past M (M <= 64 in a 128-row tile): no chain to compute, no
       // output to store. It still waits for each stage and releases it, so that the barriers' phases
@@ -343,9 +365,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       }
       continue;
     }
-    float d[kRingW / 2];
+    float d[kW / 2];
 #pragma unroll
-    for (int i = 0; i < kRingW / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
+    for (int i = 0; i < kW / 2; ++i) d[i] = 0.0f;  // +0: the contract's start value
     if constexpr (kProbe) {
       if (c == 0 && warp == 0) {
         const float* cb = a.probe_c + static_cast<size_t>(u) * 256;
@@ -388,16 +410,21 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
-          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK, kNMajorBoxBytes)
-                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kBK + c * 64 * kBK);
-      const std::uint64_t desc_w = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + s * kRingW * kBK, kNMajorBoxBytes)
-                                                  : smem_desc_k_major_sw128(w_tiles + s * kRingW * kBK);
+          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kBK + row_part * 64 * kBK, kNMajorBoxBytes)
+                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kBK + row_part * 64 * kBK);
+      // A consumer's columns of B: kW K-major rows, or kW / 64 N-major boxes; kW x kBK elements either way
+      // (with kSplit = 2, a 1024-byte multiple: whole swizzle atoms).
+      const std::uint16_t* w_part = w_tiles + s * kRingW * kBK + col_part * kW * kBK;
+      const std::uint64_t desc_w =
+          kBNMajor<kOps> ? smem_desc_n_major_sw128(w_part, kNMajorBoxBytes) : smem_desc_k_major_sw128(w_part);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
-      if constexpr (kRingW == kQuarterBN || kRingW == kBN168) {  // every unit of this kernel is that wide
-        issue_k_tile<kRingW, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+      if constexpr (kRingW != kBN) {  // every unit of this kernel is kRingW wide
+        issue_k_tile<kW, kOps>(d, desc_x, desc_w, steps, first_scale_d);
       } else {
-        if (kQuarters<kOps> && w.width == kQuarterBN)
+        if (kProbe && w.width == kQuarterBN / 2)  // the probe's n32 form
+          issue_k_tile<kProbe ? kQuarterBN / 2 : kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+        else if (kQuarters<kOps> && w.width == kQuarterBN)
           issue_k_tile<kQuarters<kOps> ? kQuarterBN : kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
         else if (w.width == kHalfBN)
           issue_k_tile<kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
@@ -415,7 +442,7 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     for (int j = max(0, k_tiles - pending); j < k_tiles; ++j)
       release_stage<kCluster>(&empty[(it - k_tiles + j) % kRingStages], lane);
 #pragma unroll
-    for (int i = 0; i < kRingW / 2; ++i) fence_register(d[i]);
+    for (int i = 0; i < kW / 2; ++i) fence_register(d[i]);
 
     if constexpr (kProbe) {
       if (c == 0 && warp == 0) {
@@ -436,11 +463,11 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
 
     // Each thread holds pairs of adjacent columns; they are stored as one 8-byte (f32) or 4-byte
     // (bf16) access where the pair is inside N and aligned (a.paired_stores), else element by element.
-    const int row0 = w.m0 + c * 64 + warp * 16 + lane / 4;
-    const int width = w.width;
+    const int row0 = w.m0 + row_part * 64 + warp * 16 + lane / 4;
+    const int width = w.width - col_part * kW;
 #pragma unroll
-    for (int i = 0; i < kRingW / 8; ++i) {
-      const int col = w.n0 + 8 * i + 2 * (lane % 4);
+    for (int i = 0; i < kW / 8; ++i) {
+      const int col = w.n0 + col_part * kW + 8 * i + 2 * (lane % 4);
       if (8 * i >= width || col >= a.N) continue;
       const bool pair = a.paired_stores && col + 1 < a.N;
       const float b0 = a.bias != nullptr ? a.bias[col] : 0.0f;
@@ -618,19 +645,20 @@ __device__ __forceinline__ void produce_gathered(const KernelArgs& a, std::uint1
 // kBK; dx: G as X, and W [K, N] in boxes of 64 columns x kBK rows; dw: G [K, M] and X [K, N] both in boxes
 // of 64 columns x kBK rows; dw_gather: no maps (the operands are in a). map_w_half and map_w_quarter are
 // used by the forward only.
-template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
-__global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM, int kSplit = 1>
+__global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
                       const __grid_constant__ CUtensorMap map_w_half, const __grid_constant__ CUtensorMap map_w_quarter,
                       const __grid_constant__ CUtensorMap map_y, const KernelArgs a) {
   // Clusters share W tiles (two blocks, the forward, opt-in) or A tiles (the small-M kernel).
   constexpr bool kSharesA = kRowsA == 64 && kCluster > 1;
   static_assert(kOps == Ops::forward || kCluster == 1 || kSharesA, "only the forward tile shares W in clusters");
-  static_assert(kRowsA == kBM || (kRingW == kQuarterBN && kQuarters<kOps> && !kProbe && kCluster == kSmallMCluster),
-                "64-row A tiles: the small-M kernel (quarters, forward or dX, clusters sharing A)");
+  static_assert(kRowsA == kBM || ((kRingW == kQuarterBN || kRingW == kHalfBN) && kQuarters<kOps> && !kProbe &&
+                                  kCluster == kSmallMClusterFor<kRingW>),
+                "64-row A tiles: the small-M kernels (quarters or halves, forward or dX, clusters sharing A)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
   static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && (kCluster == 1 || kSharesA) && !kProbe) ||
-                    (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
+                    (kRingW == kHalfBN && kSharesA) || (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
                 "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
@@ -657,7 +685,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kRingStages; ++s) {
       mbarrier_init(&full[s], kGathered<kOps> ? 128 : 1);
-      mbarrier_init(&empty[s], kCluster * kConsumersFor<kRowsA> * 4);
+      mbarrier_init(&empty[s], kCluster * kConsumersFor<kRowsA, kSplit> * 4);
     }
     fence_barrier_init();
   }
@@ -722,8 +750,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA>, 1)
     }
     __syncwarp();
   } else {
-    consume<kProbe, kCluster, kOps, kRingW, kRowsA>(a, x_tiles, w_tiles, staging, &map_y, full, empty, k_tiles, wg - 1,
-                                                    rank, cluster, clusters);
+    consume<kProbe, kCluster, kOps, kRingW, kRowsA, kSplit>(a, x_tiles, w_tiles, staging, &map_y, full, empty, k_tiles,
+                                                            wg - 1, rank, cluster, clusters);
   }
   if constexpr (kCluster > 1) cluster_sync();  // no block leaves while another may still signal it
 #else
@@ -791,7 +819,7 @@ cudaError_t make_n_major_map(CUtensorMap* map, const std::uint16_t* base, int ro
 
 // The attribute belongs to the kernel on one device: set once per device (a campaign runs workers on
 // several GPUs of one process), under a lock (and several workers per GPU).
-template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
+template <bool kProbe, int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM, int kSplit = 1>
 cudaError_t set_smem_attribute() {
   static std::mutex mutex;
   static bool done[64] = {};
@@ -800,18 +828,18 @@ cudaError_t set_smem_attribute() {
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   if (device < 64 && done[device]) return cudaSuccess;
-  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps, kRingW, kRowsA>,
+  e = cudaFuncSetAttribute(wgmma_gemm_kernel<kProbe, kCluster, kOps, kRingW, kRowsA, kSplit>,
                            cudaFuncAttributeMaxDynamicSharedMemorySize, Ring<kRingW, kRowsA>::smem_bytes);
   if (e == cudaSuccess && device < 64) done[device] = true;
   return e;
 }
 
 // Launch configuration with clusters of kCluster blocks.
-template <int kCluster, int kRingW = kBN, int kRowsA = kBM>
+template <int kCluster, int kRingW = kBN, int kRowsA = kBM, int kSplit = 1>
 cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kThreadsFor<kRowsA>);
+  config.blockDim = dim3(kThreadsFor<kRowsA, kSplit>);
   config.dynamicSmemBytes = Ring<kRingW, kRowsA>::smem_bytes;
   config.stream = stream;
   attribute->id = cudaLaunchAttributeClusterDimension;
@@ -824,7 +852,7 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaun
 }
 
 // How many clusters of kCluster blocks the current device holds at once (one block per SM).
-template <int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM>
+template <int kCluster, Ops kOps, int kRingW = kBN, int kRowsA = kBM, int kSplit = 1>
 cudaError_t resident_clusters(int* clusters) {
   static std::mutex mutex;
   static int cached[64] = {};
@@ -837,8 +865,9 @@ cudaError_t resident_clusters(int* clusters) {
     return cudaSuccess;
   }
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(kCluster, nullptr, &attribute);
-  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, &config);
+  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA, kSplit>(kCluster, nullptr, &attribute);
+  e = cudaOccupancyMaxActiveClusters(clusters, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA, kSplit>,
+                                     &config);
   if (e != cudaSuccess) return e;
   if (*clusters < 1) return cudaErrorInvalidConfiguration;
   if (device < 64) cached[device] = *clusters;
@@ -866,6 +895,9 @@ struct GemmCall {
   // The forward and dX: A (X or G) in boxes of 64 / kSmallMCluster rows, for the small-M kernel.
   bool has_map_x_slice = false;
   CUtensorMap map_x_slice{};
+  // The same in boxes of 32 rows, for the small-M halves kernel (clusters of two).
+  bool has_map_x_slice_of_two = false;
+  CUtensorMap map_x_slice_of_two{};
   // Y for the general kernel's staged stores (made by launch_gemm where Y allows them).
   bool has_map_y = false;
   CUtensorMap map_y{};
@@ -900,20 +932,55 @@ int pending_groups() {
 }
 
 // Launches the (kRingW, kRowsA) kernel of the tile on `blocks` blocks in clusters of kCluster.
-template <int kCluster, Ops kOps, int kRingW, int kRowsA = kBM>
+template <int kCluster, Ops kOps, int kRingW, int kRowsA = kBM, int kSplit = 1>
 cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUtensorMap& map_w, KernelArgs args,
                           unsigned blocks) {
   if constexpr (kRingW != kBN) {
-    if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA>()) return e;
+    if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA, kSplit>()) return e;
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
   args.pending_groups = pending_groups<kOps, kRingW>();
   cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA>(blocks, c.stream, &attribute);
-  const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA>, map_x,
-                                           map_w, c.map_w_half, c.map_w_quarter, c.map_y, args);
+  const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA, kSplit>(blocks, c.stream, &attribute);
+  const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA, kSplit>,
+                                           map_x, map_w, c.map_w_half, c.map_w_quarter, c.map_y, args);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the launch's own error, and clears it
   return e;
+}
+
+// The small-M kernel of unit width kRingW (quarters or halves): 64-row A tiles shared by clusters of
+// kBN / kRingW blocks, kSplit consumer warpgroups per block.
+template <Ops kOps, int kRingW, int kSplit>
+struct SmallMKernel {
+  static constexpr int kClusterSize = kSmallMClusterFor<kRingW>;
+  static cudaError_t resident(int* clusters) {
+    cudaError_t e = set_smem_attribute<false, kClusterSize, kOps, kRingW, 64, kSplit>();
+    if (e == cudaSuccess) e = resident_clusters<kClusterSize, kOps, kRingW, 64, kSplit>(clusters);
+    return e;
+  }
+  static cudaError_t launch(const GemmCall& c, const CUtensorMap& map_x, const KernelArgs& args, unsigned blocks) {
+    return launch_kernel<kClusterSize, kOps, kRingW, 64, kSplit>(c, map_x, c.map_w, args, blocks);
+  }
+};
+constexpr int kSmallMClusterOf(int width) { return kBN / width; }
+
+// The consumers of a small-M kernel's block: two, on the two column halves of each unit (one 64 x W / 2
+// chain block each), where B splits there (dX's N-major B only at whole 64-column boxes: not its quarters);
+// otherwise one. ORDO_WGMMA_SMALL_M_CONSUMERS=1 runs one everywhere: a measurement switch, the same bits.
+template <Ops kOps>
+int small_m_split(int width) {
+  const char* v = std::getenv("ORDO_WGMMA_SMALL_M_CONSUMERS");
+  if (v != nullptr && std::string(v) == "1") return 1;
+  return width == kHalfBN || kOps == Ops::forward ? 2 : 1;
+}
+
+// Calls f(SmallMKernel<kOps, width, split>{}) for a run-time width (kQuarterBN or kHalfBN) and split.
+template <Ops kOps, typename F>
+cudaError_t with_small_m(int width, int split, F&& f) {
+  if (width == kHalfBN) return split == 2 ? f(SmallMKernel<kOps, kHalfBN, 2>{}) : f(SmallMKernel<kOps, kHalfBN, 1>{});
+  if constexpr (kOps == Ops::forward)
+    if (split == 2) return f(SmallMKernel<kOps, kQuarterBN, 2>{});
+  return f(SmallMKernel<kOps, kQuarterBN, 1>{});
 }
 
 template <int kCluster, Ops kOps>
@@ -961,33 +1028,40 @@ cudaError_t launch_gemm(GemmCall c) {
   const bool split = schedule.units != schedule.full_units;
   args.scale_d_first = 1;
   auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
-  // Every unit a quarter: the kernel with the quarters' deeper ring (Ring); with M <= 64, the small-M
-  // kernel (64-row A tiles shared by clusters of four, Ring<64, 64>).
-  const bool quarters_ring =
-      kCluster == 1 && kQuarters<kOps> && !general_only && schedule.full_units == 0 && schedule.pieces == 4;
-  bool small_m = quarters_ring && c.M <= 64 && c.has_map_x_slice;
+  // Every unit a quarter: the kernel with the quarters' deeper ring (Ring). With M <= 64 and every unit a
+  // quarter or every unit a half, a small-M kernel (64-row A tiles shared by the blocks of a cluster, Ring<64,
+  // 64> or Ring<128, 64>) with one or two consumers per block (small_m_consumers).
+  const bool pieces_only = kCluster == 1 && kQuarters<kOps> && !general_only && schedule.full_units == 0 && split;
+  const bool quarters_ring = pieces_only && schedule.pieces == 4;
+  int small_m_width = 0;  // the small-M kernel's unit width, 0 where none runs
+  if (pieces_only && c.M <= 64) {
+    if (schedule.pieces == 4 && c.has_map_x_slice) small_m_width = kQuarterBN;
+    if (schedule.pieces == 2 && c.has_map_x_slice_of_two) small_m_width = kHalfBN;
+  }
+  const int consumers = small_m_width == 0 ? 0 : small_m_split<kOps>(small_m_width);
   int launch_cluster = kCluster, resident = clusters;
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
-    if (small_m) {
-      // A device (or a partition of one) where no cluster of four fits runs the quarters kernel instead.
+    if (small_m_width != 0) {
+      // A device (or a partition of one) where no such cluster fits runs the quarters kernel or the general one.
       int small_m_clusters = 0;
-      e = set_smem_attribute<false, kSmallMCluster, kOps, kQuarterBN, 64>();
-      if (e == cudaSuccess) e = resident_clusters<kSmallMCluster, kOps, kQuarterBN, 64>(&small_m_clusters);
+      e = with_small_m<kOps>(small_m_width, consumers,
+                             [&](auto kernel) { return decltype(kernel)::resident(&small_m_clusters); });
       if (e == cudaSuccess) {
-        launch_cluster = kSmallMCluster;
+        launch_cluster = kSmallMClusterOf(small_m_width);
         resident = small_m_clusters;
-        // units is a multiple of 4 (every tile's four quarters): a cluster's unit is a tile.
-        blocks = static_cast<unsigned>(std::min<std::int64_t>(units / kSmallMCluster, resident) * kSmallMCluster);
+        // units is a multiple of the cluster (every tile's quarters or halves): a cluster's unit is a tile.
+        blocks = static_cast<unsigned>(std::min<std::int64_t>(units / launch_cluster, resident) * launch_cluster);
       } else {
         (void)cudaGetLastError();
-        small_m = false;
+        small_m_width = 0;
       }
     }
   }
-  const int ring_stages = args.unit_n == kBN168 ? Ring<kBN168>::stages
-                          : small_m             ? Ring<kQuarterBN, 64>::stages
-                          : quarters_ring       ? Ring<kQuarterBN>::stages
-                                                : Ring<kBN>::stages;
+  const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
+                          : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages
+                          : small_m_width == kHalfBN       ? Ring<kHalfBN, 64>::stages
+                          : quarters_ring                  ? Ring<kQuarterBN>::stages
+                                                           : Ring<kBN>::stages;
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
@@ -997,12 +1071,19 @@ cudaError_t launch_gemm(GemmCall c) {
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
                  : schedule.pieces == 4     ? "last wave in quarters"
                                             : "last wave in halves",
-                 ring_stages, small_m ? ", 64-row A tiles shared by the cluster" : "",
-                 c.has_map_y && !quarters_ring && args.unit_n == kBN ? "staged" : "direct");
+                 ring_stages,
+                 small_m_width == 0 ? ""
+                 : consumers == 2   ? ", 64-row A tiles shared by the cluster, two consumers on column halves"
+                                    : ", 64-row A tiles shared by the cluster, one consumer",
+                 c.has_map_y && small_m_width == 0 && !quarters_ring && args.unit_n == kBN ? "staged" : "direct");
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
-    if (small_m) return launch_kernel<kSmallMCluster, kOps, kQuarterBN, 64>(c, c.map_x_slice, c.map_w, args, blocks);
+    if (small_m_width != 0)
+      return with_small_m<kOps>(small_m_width, consumers, [&](auto kernel) {
+        return decltype(kernel)::launch(c, small_m_width == kQuarterBN ? c.map_x_slice : c.map_x_slice_of_two, args,
+                                        blocks);
+      });
     if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_x, c.map_w, args, blocks);
   }
   return launch_kernel<kCluster, kOps, kBN>(c, c.map_x, c.map_w, args, blocks);
@@ -1023,6 +1104,8 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_x_slice, p.x_bf16, p.M, p.K, 64 / kSmallMCluster);
     c.has_map_x_slice = e == cudaSuccess;
+    if (e == cudaSuccess) e = make_map(&c.map_x_slice_of_two, p.x_bf16, p.M, p.K, 64 / 2);
+    c.has_map_x_slice_of_two = e == cudaSuccess;
   }
   if (e != cudaSuccess) return e;
   return launch_gemm<kCluster, Ops::forward>(c);
@@ -1047,6 +1130,8 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
   cudaError_t e = make_map(&c.map_x, p.g_bf16, p.M, p.N, kBM);
   if (e == cudaSuccess) e = make_map(&c.map_x_slice, p.g_bf16, p.M, p.N, 64 / kSmallMCluster);
   c.has_map_x_slice = e == cudaSuccess;
+  if (e == cudaSuccess) e = make_map(&c.map_x_slice_of_two, p.g_bf16, p.M, p.N, 64 / 2);
+  c.has_map_x_slice_of_two = e == cudaSuccess;
   if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.w_bf16, p.N, p.K);
   if (e != cudaSuccess) return e;
   c.map_w_half = c.map_w_quarter = c.map_w;
@@ -1167,6 +1252,8 @@ const char* wgmma_form_name(WgmmaForm form) {
       return "wgmma.mma_async.m64n64k16.bf16, B N-major (imm-trans-b)";
     case WgmmaForm::n168_b_k_major:
       return "wgmma.mma_async.m64n168k16.bf16, B K-major";
+    case WgmmaForm::n32_b_k_major:
+      return "wgmma.mma_async.m64n32k16.bf16, B K-major";
   }
   return "?";
 }
@@ -1181,6 +1268,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
                     form == WgmmaForm::n128_a_m_major_b_n_major;
   const bool quarter = form == WgmmaForm::n64_b_k_major || form == WgmmaForm::n64_b_n_major;
   const bool n168 = form == WgmmaForm::n168_b_k_major;  // the forward's 128x168 kernel, B in boxes of 168 rows
+  const bool n32 = form == WgmmaForm::n32_b_k_major;    // the small-M kernel's column halves, B in boxes of 32 rows
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -1227,7 +1315,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
                    : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_quarter, b, 16, rows)
-                   : detail::make_map(&map_b_quarter, b, rows, 16, detail::kQuarterBN)))
+                   : detail::make_map(&map_b_quarter, b, rows, 16, n32 ? detail::kQuarterBN / 2 : detail::kQuarterBN)))
     return cuda_status(e, "cuTensorMapEncodeTiled");
   detail::KernelArgs args{};
   args.M = rows;
@@ -1238,7 +1326,11 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_c = static_cast<const float*>(dc.p);
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
-  args.probe_width = quarter ? detail::kQuarterBN : half ? detail::kHalfBN : n168 ? detail::kBN168 : detail::kBN;
+  args.probe_width = n32       ? detail::kQuarterBN / 2
+                     : quarter ? detail::kQuarterBN
+                     : half    ? detail::kHalfBN
+                     : n168    ? detail::kBN168
+                               : detail::kBN;
   e = n168 ? launch_probe<detail::Ops::forward, detail::kBN168>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
       : m_major ? launch_probe<detail::Ops::dw>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)
       : n_major ? launch_probe<detail::Ops::dx>(map_a, map_b, map_b_half, map_b_quarter, args, tiles)

@@ -17,6 +17,24 @@ namespace ordo::kernels::detail::sm90 {
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
+// D (64 x 32, FP32, 16 registers per thread) = A (64 x 16, smem) * B (16 x 32, smem) + (scale_d ? D : 0).
+// The small-M kernel's column halves of a 64-column quarter (two consumer warpgroups per block).
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n32k16_bf16(float (&d)[16], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                     int scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, 1, %19, %20;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+}
+
 // D (64 x 64, FP32, 32 registers per thread) = A (64 x 16, smem) * B (16 x 64, smem) + (scale_d ? D : 0).
 template <int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_m64n64k16_bf16(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,

@@ -166,6 +166,36 @@ TEST_F(WgmmaDx, GridsWithAndWithoutHalvesEqualEmulator) {
     }
 }
 
+// dX with M <= 64 on a grid that is all quarters (dX's K <= 33 tiles of 256 columns on 132 SMs) or all halves
+// (34..66 tiles) runs a small-M kernel: 64-row G tiles shared by a cluster; halves with two consumer
+// warpgroups per block, one per 64-column box of W (quarters keep one: a box is not split), or one with
+// ORDO_WGMMA_SMALL_M_CONSUMERS=1. Both settings, random shapes of both kinds, reductions across the rings with
+// a tail: kernel == emulator, bit for bit.
+TEST_F(WgmmaDx, SmallMKernelsEqualEmulator) {
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  if (sms != 132) GTEST_SKIP() << "the shapes below are all-quarter and all-half grids on 132 SMs";
+  Rng rng(0x736d616c6c);
+  int checked = 0;
+  for (const char* consumers : {"2", "1"}) {
+    const ScopedEnv env("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
+    for (int i = 0; i < 24; ++i) {
+      const std::int64_t M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
+      const bool halves = i % 2 == 1;
+      std::int64_t K = 8 * (halves ? rng.in_range(33 * 32 + 1, 66 * 32) : rng.in_range(1, 33 * 32));
+      if (i % 8 == 3) K = 16128;
+      if (i % 8 == 2) K = 8 * rng.in_range(1, 8);  // one unit, the second consumer's box past K
+      const std::int64_t N = 8 * rng.in_range(1, K <= 2048 ? 130 : 25);
+      const auto family = properties::all_families()[static_cast<std::size_t>(i) % properties::all_families().size()];
+      const BackwardDataProblem p = problem(M, N, K, family, rng.next());
+      EXPECT_EQ(first_difference(gpu_dx(p), emulate(p), "dX"), "")
+          << shape_of(p) << ", ORDO_WGMMA_SMALL_M_CONSUMERS=" << consumers;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 48);
+}
+
 // Every output is one chain whatever the grid: a row alone, and the same row as the first, a middle
 // and the last row of batches whose grids differ (one tile, one wave, several waves, halves; M <= 64 on
 // the small-M kernel in clusters of four, 65..128 in quarters on the single-block kernel).

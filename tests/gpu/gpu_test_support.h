@@ -34,6 +34,31 @@ class ForcedFp32Tile {
   ForcedFp32Tile& operator=(const ForcedFp32Tile&) = delete;
 };
 
+// Sets one environment variable (a launcher's measurement switch, such as ORDO_WGMMA_SMALL_M_CONSUMERS) for
+// the scope, or unsets it with a null value; restores what was there before.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value != nullptr)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 // Throws std::runtime_error naming `what` when a CUDA call failed.
 inline void check_cuda(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));

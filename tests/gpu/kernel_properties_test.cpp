@@ -124,6 +124,43 @@ int sm_count_of_device0() {
   return sm_count;
 }
 
+// sm90.fwd.bf16.wgmma.128x256x64 with M <= 64 on a grid that is all quarters (N <= 33 tiles of 256 columns on
+// 132 SMs) or all halves (34..66 tiles) runs a small-M kernel: 64-row A tiles shared by a cluster, and two
+// consumer warpgroups per block on the column halves of each unit (m64n32k16 for quarters, m64n64k16 for
+// halves), or one with ORDO_WGMMA_SMALL_M_CONSUMERS=1. Both, on random shapes of either kind (units cut by N,
+// the second consumer's columns past N, reductions across the rings of 13 and 9 stages with a tail), every
+// value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit for bit.
+TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
+  const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
+  if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
+    GTEST_SKIP() << why << ": not run on this GPU";
+  if (sm_count_of_device0() != 132) GTEST_SKIP() << "the shapes below are all-quarter and all-half grids on 132 SMs";
+  const auto& families = all_families();
+  Rng rng(20261203);
+  int cases = 0;
+  for (const char* consumers : {"2", "1"}) {
+    const ordo::testing::ScopedEnv env("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
+    for (int i = 0; i < 48; ++i) {
+      ForwardCase c;
+      c.M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
+      const bool halves = i % 2 == 1;
+      c.N = halves ? rng.in_range(33 * 256 + 1, 66 * 256) : rng.in_range(1, 33 * 256);
+      if (i % 8 == 2) c.N = rng.in_range(1, 40);  // one unit, the second consumer's columns past N
+      if (i % 8 == 3) c.N = 16128;                // the seed's fused Q/K/V width: 63 tiles, 126 halves
+      if (i % 8 == 4) c.N = rng.in_range(1, 2048);
+      // Long reductions (past the 13-stage ring) on narrow grids; the wide ones stay short for the emulator.
+      c.K = rng.in_range(1, c.N <= 2048 ? 64 * 15 + 40 : 200);
+      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      c.has_bias = i % 3 != 1;
+      c.seed = rng.next();
+      const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
+      EXPECT_TRUE(r.passed) << "ORDO_WGMMA_SMALL_M_CONSUMERS=" << consumers << ": " << r.detail;
+      ++cases;
+    }
+  }
+  std::printf("wgmma small-M kernels: %d cases, two consumers and one\n", cases);
+}
+
 // sm80.fwd.f32.fma.simt.by-shape picks its block tile from (M, N): at every M in 1..16384 where the rule
 // switches tiles (for output widths around and between the tiles' widths), a row alone (M = 1, the smallest
 // tile) equals the same row inside batches of M_switch - 1 and M_switch rows (each side's tile), first,
@@ -145,7 +182,8 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
 // sm90.fwd.bf16.wgmma.128x256x64 runs a grid's last wave in 128-column halves (64-column quarters) when it
 // is at most half (a quarter) full, and a grid of one such wave entirely in them (kernels::detail::
 // wgmma_schedule, one block per SM), a grid of quarters on the kernel with the deeper ring (with M <= 64,
-// the small-M kernel: 64-row A tiles shared by clusters of four), and some grids in 128x168 units on their
+// the small-M kernel: 64-row A tiles shared by clusters of four; every tile in halves with M <= 64: the
+// small-M halves kernel, clusters of two), and some grids in 128x168 units on their
 // own kernel (wgmma_forward_unit_width): at every M in 1..16384 where the kind of schedule changes (whole
 // tiles; the last wave in pieces; every tile in pieces; halves or quarters; the small-M kernel; 168-column
 // units), for output widths of one
@@ -165,8 +203,9 @@ TEST_F(KernelProperties, WgmmaRowBitsDoNotChangeAcrossTheScheduleSwitchPoints) {
       if (kernels::detail::wgmma_forward_unit_width(M, N, sm_count) != 256) return std::int64_t{100};
       const std::int64_t tiles = kernels::detail::ceil_div(M, 128) * kernels::detail::ceil_div(N, 256);
       const kernels::detail::WgmmaSchedule s = kernels::detail::wgmma_schedule(tiles, sm_count);
-      // every tile in quarters with M <= 64: the small-M kernel (64-row A tiles shared by clusters of four)
-      if (s.full_units == 0 && s.pieces == 4 && M <= 64) return std::int64_t{200};
+      // every tile in quarters (halves) with M <= 64: the small-M kernels (64-row A tiles shared by clusters
+      // of four (two), two consumers per block on column halves)
+      if (s.full_units == 0 && s.units > 0 && M <= 64) return std::int64_t{200 + s.pieces};
       // whole tiles; the last wave in pieces; every tile in pieces; and the pieces' width
       return std::int64_t{(s.full_units == s.units ? 0 : s.full_units == 0 ? 2 : 1) + 3 * s.pieces};
     };
