@@ -181,6 +181,10 @@ struct KernelArgs {
   // The wgmma groups (k tiles) a consumer leaves in flight while it issues the next: 1, or 2 (then it holds
   // three stages of the ring; every ring has at least four, so the producer always has one to fill).
   int pending_groups;
+  // Measurement switches (launch_kernel; the same bits): the producer's TMA loads of A with an L2
+  // evict_last policy and of B with evict_first (cache_hints), and its tensor maps prefetched at start.
+  bool cache_hints;
+  bool prefetch_maps;
   const std::uint16_t* gather_g;  // [T, M]
   const std::uint16_t* gather_x;  // [T, N]
   const int* rows;                // [K]
@@ -701,6 +705,15 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     if constexpr (kGathered<kOps>) {
       produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
+      if (a.prefetch_maps) {
+        prefetch_tensormap(&map_x);
+        prefetch_tensormap(&map_w);
+        prefetch_tensormap(&map_w_half);
+        prefetch_tensormap(&map_w_quarter);
+      }
+      const bool hints = a.cache_hints;
+      const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
+      const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
       int it = 0;
       const unsigned units = cluster_units<kCluster, kRowsA>(a);
       for (unsigned u = cluster; u < units; u += clusters) {
@@ -723,9 +736,15 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
                           w.m0 + j * kNMajorBoxColumns, kt * kBK);
           } else if constexpr (kSharesA) {  // map_x has boxes of kRowsA / kCluster rows
             constexpr int kSlice = kRowsA / kCluster;
-            tma_load_2d_multicast(x_tiles + s * kRowsA * kBK + rank * kSlice * kBK, &map_x, &full[s], kt * kBK,
-                                  w.m0 + static_cast<int>(rank) * kSlice,
-                                  static_cast<std::uint16_t>((1u << kCluster) - 1));
+            void* dst = x_tiles + s * kRowsA * kBK + rank * kSlice * kBK;
+            const int row = w.m0 + static_cast<int>(rank) * kSlice;
+            const auto mask = static_cast<std::uint16_t>((1u << kCluster) - 1);
+            if (hints)
+              tma_load_2d_multicast_hint(dst, &map_x, &full[s], kt * kBK, row, mask, policy_a);
+            else
+              tma_load_2d_multicast(dst, &map_x, &full[s], kt * kBK, row, mask);
+          } else if (hints) {
+            tma_load_2d_hint(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0, policy_a);
           } else {
             tma_load_2d(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
@@ -742,6 +761,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
             tma_load_2d_multicast(w_tiles + s * kRingW * kBK + rank * slice * kBK, map, &full[s], kt * kBK,
                                   w.n0 + static_cast<int>(rank) * slice,
                                   static_cast<std::uint16_t>((1u << kCluster) - 1));
+          } else if (hints) {
+            tma_load_2d_hint(w_tiles + s * kRingW * kBK, map, &full[s], kt * kBK, w.n0, policy_w);
           } else {
             tma_load_2d(w_tiles + s * kRingW * kBK, map, &full[s], kt * kBK, w.n0);
           }
@@ -776,6 +797,17 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
+// The L2 promotion of the operand maps: 256 bytes; ORDO_WGMMA_L2_PROMOTION=none|64|128 another (a measurement
+// switch, the same bits).
+CUtensorMapL2promotion operand_promotion() {
+  const char* v = std::getenv("ORDO_WGMMA_L2_PROMOTION");
+  const std::string p = v != nullptr ? v : "";
+  if (p == "none") return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  if (p == "64") return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+  if (p == "128") return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
 // 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
@@ -796,7 +828,7 @@ cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int
 cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols, int box_cols,
                             int box_rows) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows, cols, box_cols, box_rows,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+                             operand_promotion());
 }
 
 // The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
@@ -903,6 +935,11 @@ struct GemmCall {
   CUtensorMap map_y{};
 };
 
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+
 // ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
 // only in a last wave): a measurement switch for the two one-width kernels, which compute the same chains.
 bool general_kernel_only() {
@@ -940,6 +977,8 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
   args.pending_groups = pending_groups<kOps, kRingW>();
+  args.cache_hints = env_is("ORDO_WGMMA_CACHE_HINTS", "1");
+  args.prefetch_maps = env_is("ORDO_WGMMA_PREFETCH", "1");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA, kSplit>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA, kSplit>,
