@@ -181,10 +181,9 @@ struct KernelArgs {
   // The wgmma groups (k tiles) a consumer leaves in flight while it issues the next: 1, or 2 (then it holds
   // three stages of the ring; every ring has at least four, so the producer always has one to fill).
   int pending_groups;
-  // Measurement switches (launch_kernel; the same bits): the producer's TMA loads of A with an L2
-  // evict_last policy and of B with evict_first (cache_hints), and its tensor maps prefetched at start.
+  // The producer's TMA loads of A with an L2 evict_last policy and of B with evict_first (launch_gemm says
+  // where); the same bits either way.
   bool cache_hints;
-  bool prefetch_maps;
   const std::uint16_t* gather_g;  // [T, M]
   const std::uint16_t* gather_x;  // [T, N]
   const int* rows;                // [K]
@@ -333,6 +332,53 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   }
 }
 
+// The same for a BF16 Y: per 64 columns (128 bytes of BF16, the widest box the 128-byte swizzle takes), the
+// warpgroup's 64 rows into one staging box of 64 x 64 BF16 (the size of an FP32 box). Each thread's column
+// pair is rounded once (__float2bfloat16_rn, after the bias, as the direct stores do) and written as 4 bytes
+// at its swizzled place; a warp's writes (8 rows x 16 bytes per column group) hit 32 different banks.
+// Measured on the H200 against the direct stores (reports/evidence/h200-<commit>-bf16-staged/).
+template <int kRingW>
+__device__ __forceinline__ void store_staged_bf16(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
+                                                  const float (&d)[kRingW / 2], const Unit& w, int c, int warp,
+                                                  int lane, unsigned& stored) {
+  using namespace sm90;
+  constexpr int kBoxColumns = 64;
+  static_assert(64 * kBoxColumns * 2 == kStoreBoxBytes, "a BF16 box fills an FP32 box's staging space");
+  const bool leader = threadIdx.x % 128 == 0;
+  const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
+#pragma unroll
+  for (int j = 0; j < kRingW / kBoxColumns; ++j) {
+    if (j * kBoxColumns >= w.width || w.n0 + j * kBoxColumns >= a.N) break;
+    unsigned char* box = boxes + (stored++ % 2) * kStoreBoxBytes;
+#pragma unroll
+    for (int i8 = 0; i8 < kBoxColumns / 8; ++i8) {
+      const int i = j * (kBoxColumns / 8) + i8;
+      const int col = w.n0 + 8 * i + 2 * (lane % 4);
+      const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
+      const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r_lo + 8 * h;
+        float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
+        if (a.bias != nullptr) {
+          v0 = __fadd_rn(v0, b0);
+          v1 = __fadd_rn(v1, b1);
+        }
+        const std::uint32_t pair = static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v0))) |
+                                   (static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v1))) << 16);
+        *reinterpret_cast<std::uint32_t*>(box + r * 128 + ((i8 ^ (r & 7)) * 16) + 4 * (lane % 4)) = pair;
+      }
+    }
+    fence_proxy_async_shared();  // this thread's writes, before the async proxy's read of the box
+    if (leader) bulk_wait_group_read_all();
+    named_barrier_sync(1 + c, 128);
+    if (leader) {
+      tma_store_2d(map_y, box, w.n0 + j * kBoxColumns, w.m0 + c * 64);
+      bulk_commit_group();
+    }
+  }
+}
+
 // Consumer warpgroup c: rows [64c, 64c + 64) of each unit, or, with kSplit = 2 (the small-M kernels), all 64
 // rows of columns [c W, c W + W), W = kRingW / 2 (one instruction of half the unit's N per step). Either way
 // each output is one consumer's chain over every k step, as with one consumer: the split changes which
@@ -460,7 +506,10 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     }
     if constexpr (Ring<kRingW, kRowsA>::staged_stores) {
       if (a.staged_stores) {
-        store_staged<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+        if (a.y_bf16 != nullptr)
+          store_staged_bf16<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+        else
+          store_staged<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
         continue;
       }
     }
@@ -705,12 +754,6 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     if constexpr (kGathered<kOps>) {
       produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
-      if (a.prefetch_maps) {
-        prefetch_tensormap(&map_x);
-        prefetch_tensormap(&map_w);
-        prefetch_tensormap(&map_w_half);
-        prefetch_tensormap(&map_w_quarter);
-      }
       const bool hints = a.cache_hints;
       const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
       const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
@@ -797,17 +840,6 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// The L2 promotion of the operand maps: 256 bytes; ORDO_WGMMA_L2_PROMOTION=none|64|128 another (a measurement
-// switch, the same bits).
-CUtensorMapL2promotion operand_promotion() {
-  const char* v = std::getenv("ORDO_WGMMA_L2_PROMOTION");
-  const std::string p = v != nullptr ? v : "";
-  if (p == "none") return CU_TENSOR_MAP_L2_PROMOTION_NONE;
-  if (p == "64") return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
-  if (p == "128") return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-}
-
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
 // 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
@@ -828,11 +860,16 @@ cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int
 cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int rows, int cols, int box_cols,
                             int box_rows) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows, cols, box_cols, box_rows,
-                             operand_promotion());
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 // The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
 // TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
+cudaError_t make_store_map_bf16(CUtensorMap* map, const std::uint16_t* y, int rows, int cols) {
+  return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, y, rows, cols, 64, 64,
+                             CU_TENSOR_MAP_L2_PROMOTION_NONE);
+}
+
 cudaError_t make_store_map(CUtensorMap* map, const float* y, int rows, int cols) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, y, rows, cols, kStoreBoxColumns, 64,
                              CU_TENSOR_MAP_L2_PROMOTION_NONE);
@@ -935,6 +972,7 @@ struct GemmCall {
   CUtensorMap map_y{};
 };
 
+// Whether environment variable `name` is set to `value`.
 bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
   return v != nullptr && std::string(v) == value;
@@ -942,17 +980,11 @@ bool env_is(const char* name, const char* value) {
 
 // ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
 // only in a last wave): a measurement switch for the two one-width kernels, which compute the same chains.
-bool general_kernel_only() {
-  const char* v = std::getenv("ORDO_WGMMA_KERNEL");
-  return v != nullptr && std::string(v) == "general";
-}
+bool general_kernel_only() { return env_is("ORDO_WGMMA_KERNEL", "general"); }
 
 // ORDO_WGMMA_STORES=direct has every thread store its accumulators in every kernel: a measurement switch for
 // the general kernel's staged stores (store_staged), the same bits.
-bool direct_stores_only() {
-  const char* v = std::getenv("ORDO_WGMMA_STORES");
-  return v != nullptr && std::string(v) == "direct";
-}
+bool direct_stores_only() { return env_is("ORDO_WGMMA_STORES", "direct"); }
 
 // The wgmma groups a consumer leaves in flight (KernelArgs::pending_groups). Measured on the H200 with both
 // everywhere (reports/evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
@@ -977,8 +1009,6 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
   args.pending_groups = pending_groups<kOps, kRingW>();
-  args.cache_hints = env_is("ORDO_WGMMA_CACHE_HINTS", "1");
-  args.prefetch_maps = env_is("ORDO_WGMMA_PREFETCH", "1");
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA, kSplit>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA, kSplit>,
@@ -1008,8 +1038,7 @@ constexpr int kSmallMClusterOf(int width) { return kBN / width; }
 // otherwise one. ORDO_WGMMA_SMALL_M_CONSUMERS=1 runs one everywhere: a measurement switch, the same bits.
 template <Ops kOps>
 int small_m_split(int width) {
-  const char* v = std::getenv("ORDO_WGMMA_SMALL_M_CONSUMERS");
-  if (v != nullptr && std::string(v) == "1") return 1;
+  if (env_is("ORDO_WGMMA_SMALL_M_CONSUMERS", "1")) return 1;
   return width == kHalfBN || kOps == Ops::forward ? 2 : 1;
 }
 
@@ -1024,11 +1053,15 @@ cudaError_t with_small_m(int width, int split, F&& f) {
 
 template <int kCluster, Ops kOps>
 cudaError_t launch_gemm(GemmCall c) {
-  // Staged stores need an FP32 Y with a 16-byte aligned base and rows (TMA); otherwise direct stores.
+  // Staged stores need a Y with a 16-byte aligned base and rows (TMA: N % 4 == 0 for FP32, N % 8 == 0 for
+  // BF16); otherwise direct stores.
   c.has_map_y = false;
-  if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0 &&
-      !direct_stores_only())
-    c.has_map_y = make_store_map(&c.map_y, c.y, c.M, c.N) == cudaSuccess;
+  if (!direct_stores_only()) {
+    if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0)
+      c.has_map_y = make_store_map(&c.map_y, c.y, c.M, c.N) == cudaSuccess;
+    if (c.y_bf16 != nullptr && c.N % 8 == 0 && reinterpret_cast<std::uintptr_t>(c.y_bf16) % 16 == 0)
+      c.has_map_y = make_store_map_bf16(&c.map_y, c.y_bf16, c.M, c.N) == cudaSuccess;
+  }
   cudaError_t e = set_smem_attribute<false, kCluster, kOps>();
   int clusters = 0;
   if (e == cudaSuccess) e = resident_clusters<kCluster, kOps>(&clusters);
@@ -1096,6 +1129,21 @@ cudaError_t launch_gemm(GemmCall c) {
       }
     }
   }
+  // L2 policies (KernelArgs::cache_hints). In a small-M kernel each B tile is read by one block, once per
+  // launch; where B is larger than L2 it streams from HBM whatever the policy, and evict_first keeps it from
+  // pushing out the A tile every cluster reads. Measured on the H200 (reports/evidence/h200-df7e91a-small-m/):
+  // forward 64 x 16128 x 5376 1.07 -> 0.99x cuBLAS. Where B fits in L2 and stays there between calls
+  // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
+  // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376. ORDO_WGMMA_CACHE_HINTS=0|1 sets it everywhere (a
+  // measurement switch, the same bits).
+  {
+    int device = 0, l2_bytes = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device))
+      (void)cudaGetLastError();
+    const bool b_streams = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;
+    args.cache_hints = env_is("ORDO_WGMMA_CACHE_HINTS", "1") ||
+                       (!env_is("ORDO_WGMMA_CACHE_HINTS", "0") && small_m_width != 0 && b_streams);
+  }
   const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
                           : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages
                           : small_m_width == kHalfBN       ? Ring<kHalfBN, 64>::stages
@@ -1104,7 +1152,7 @@ cudaError_t launch_gemm(GemmCall c) {
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
     std::fprintf(stderr,
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
-                 "(%u whole, %s, ring of %d stages%s, %s stores)\n",
+                 "(%u whole, %s, ring of %d stages%s, %s stores%s)\n",
                  c.variant, c.M, c.N, c.K, launch_cluster, resident, blocks, args.units, args.unit_n, args.full_units,
                  !split                     ? "no split"
                  : schedule.full_units == 0 ? (schedule.pieces == 4 ? "every tile in quarters" : "every tile in halves")
@@ -1114,7 +1162,8 @@ cudaError_t launch_gemm(GemmCall c) {
                  small_m_width == 0 ? ""
                  : consumers == 2   ? ", 64-row A tiles shared by the cluster, two consumers on column halves"
                                     : ", 64-row A tiles shared by the cluster, one consumer",
-                 c.has_map_y && small_m_width == 0 && !quarters_ring && args.unit_n == kBN ? "staged" : "direct");
+                 c.has_map_y && small_m_width == 0 && !quarters_ring && args.unit_n == kBN ? "staged" : "direct",
+                 args.cache_hints ? ", L2 evict_last for A, evict_first for B" : "");
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);
   if constexpr (kCluster == 1 && kQuarters<kOps>) {

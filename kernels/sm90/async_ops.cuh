@@ -85,12 +85,6 @@ __device__ __forceinline__ std::uint64_t l2_policy_evict_last() {
   return p;
 }
 
-// Brings a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache before its first
-// TMA (PTX ISA, prefetch.tensormap), so that the first copies do not wait for it.
-__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
-}
-
 // --- thread block clusters (PTX ISA: "Cluster of CTAs", mapa, barrier.cluster) ---------------------
 
 __device__ __forceinline__ std::uint32_t cluster_ctarank() {

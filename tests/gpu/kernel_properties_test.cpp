@@ -9,9 +9,11 @@
 #include "core/contract_file.h"
 #include "core/contract.h"
 #include "backward_gpu_support.h"
+#include "core/float_bits.h"
 #include "gpu_test_support.h"
 #include "kernels/forward_api.h"
 #include "kernels/forward_internal.h"
+#include "properties/backward_case.h"
 #include "properties/forward_checks.h"
 #include "properties/suite.h"
 
@@ -159,6 +161,69 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
     }
   }
   std::printf("wgmma small-M kernels: %d cases, two consumers and one\n", cases);
+}
+
+// sm90.fwd.bf16.wgmma.128x256x64 with a BF16 Y: the general kernel stores a 16-byte aligned Y with N % 8 == 0
+// through shared memory and TMA boxes of 64 x 64 BF16 (which write only the elements inside Y), any other Y
+// thread by thread. [1000, 2056]: 72 tiles, more than half a wave, whole tiles; the last tile column holds
+// 8 columns (one live box of four, 8 of its 64 columns inside Y); the last tile row 104 rows. [700, 1288]:
+// every tile in halves. [300, 1030]: N % 8 != 0, thread by thread. Placed 0, 2, 8 and 16 bytes past a
+// 16-byte boundary in a poisoned buffer with 64 guard bytes either side: Y equals the emulator's, bit for
+// bit, and nothing outside Y is written.
+TEST_F(KernelProperties, WgmmaStagedAndDirectBf16StoresWriteExactlyTheOutput) {
+  const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
+  if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
+    GTEST_SKIP() << why << ": not run on this GPU";
+  constexpr std::size_t kGuard = 64;
+  std::uint64_t seed = 0x62663136;
+  for (const auto& [M, N] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1000, 2056}, {700, 1288}, {300, 1030}}) {
+    ForwardCase c;
+    c.M = M;
+    c.N = N;
+    c.K = 136;
+    c.family = ValueFamily::uniform;
+    c.has_bias = true;
+    c.seed = ++seed;
+    c.bf16_operands = true;
+    c.bf16_output = true;
+    const ForwardProblem p = c.materialize();
+    const BackendResult want = emulator_for(id).forward(p);
+    ASSERT_TRUE(want.status.ok()) << want.status.to_string();
+    const ordo::testing::DeviceArray x = ordo::testing::upload_operand(p.x, true);
+    const ordo::testing::DeviceArray w = ordo::testing::upload_operand(p.w, true);
+    const ordo::testing::DeviceArray bias = ordo::testing::DeviceArray::from(*p.bias);
+    const std::size_t y_bytes = static_cast<std::size_t>(M * N) * 2;
+    for (const std::size_t offset : {0, 2, 8, 16}) {
+      ordo::testing::DeviceArray buffer(kGuard + offset + y_bytes + kGuard);
+      buffer.fill(ordo::testing::kPoison);
+      kernels::ForwardArgs a;
+      a.x = {x.get(), DType::bf16, M, c.K};
+      a.w = {w.get(), DType::bf16, N, c.K};
+      a.bias = {bias.get(), DType::f32, 1, N};
+      a.y = static_cast<char*>(buffer.get()) + kGuard + offset;
+      a.y_dtype = DType::bf16;
+      a.y_rows = M;
+      a.y_cols = N;
+      const std::string where = c.summary() + ", Y " + std::to_string(offset) + " bytes past a 16-byte boundary";
+      ASSERT_TRUE(kernels::forward(id, a).ok()) << where;
+      ordo::testing::check_cuda(cudaDeviceSynchronize(), "forward kernel");
+      const std::vector<unsigned char> bytes = buffer.read<unsigned char>();
+      std::vector<float> got(static_cast<std::size_t>(M * N));
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const std::size_t at = kGuard + offset + 2 * i;
+        got[i] = float_of(std::uint32_t{bytes[at]} << 16 | std::uint32_t{bytes[at + 1]} << 24);
+      }
+      EXPECT_EQ(first_difference(got, want.y, "Y (kernel vs emulator)"), "") << where;
+      for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const bool inside = i >= kGuard + offset && i < kGuard + offset + y_bytes;
+        if (!inside && bytes[i] != ordo::testing::kPoison) {
+          ADD_FAILURE() << where << ": byte " << static_cast<std::int64_t>(i - kGuard - offset)
+                        << " relative to Y was written";
+          break;
+        }
+      }
+    }
+  }
 }
 
 // sm80.fwd.f32.fma.simt.by-shape picks its block tile from (M, N): at every M in 1..16384 where the rule
