@@ -39,6 +39,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -336,7 +337,8 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
 // warpgroup's 64 rows into one staging box of 64 x 64 BF16 (the size of an FP32 box). Each thread's column
 // pair is rounded once (__float2bfloat16_rn, after the bias, as the direct stores do) and written as 4 bytes
 // at its swizzled place; a warp's writes (8 rows x 16 bytes per column group) hit 32 different banks.
-// Measured on the H200 against the direct stores (reports/evidence/h200-<commit>-bf16-staged/).
+// Measured on the H200 against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/): BF16 Y at
+// M >= 4096 1.10-1.21 -> 1.03-1.11x cuBLAS.
 template <int kRingW>
 __device__ __forceinline__ void store_staged_bf16(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
                                                   const float (&d)[kRingW / 2], const Unit& w, int c, int warp,
@@ -840,10 +842,59 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
+// Whether environment variable `name` is set to `value`.
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+
+// Everything a tensor map is made from (encode_swizzled_map).
+struct MapKey {
+  CUtensorMapDataType dtype;
+  int element_bytes;
+  const void* base;
+  int rows, cols, box_cols, box_rows;
+  CUtensorMapL2promotion promotion;
+  bool operator==(const MapKey& o) const {  // C++17 (the CUDA dialect here): no defaulted comparison
+    return dtype == o.dtype && element_bytes == o.element_bytes && base == o.base && rows == o.rows &&
+           cols == o.cols && box_cols == o.box_cols && box_rows == o.box_rows && promotion == o.promotion;
+  }
+};
+
+// The maps this thread encoded last. A launch encodes up to eight, and the same operands come back call after
+// call (a training step's weights, a benchmark's repetitions), so each operand and box is encoded once, not
+// once per launch: on small grids the encoder's host time shows in the call's time. A map holds only the
+// address, shape, box and policy, so a buffer freed and reallocated at the same address with the same shape
+// is described by the same map. ORDO_WGMMA_MAP_CACHE=0 encodes every map (a measurement switch).
+struct MapCache {
+  static constexpr int kEntries = 16;
+  std::array<MapKey, kEntries> keys{};
+  std::array<CUtensorMap, kEntries> maps{};
+  int used = 0, next = 0;
+  const CUtensorMap* find(const MapKey& k) const {
+    for (int i = 0; i < used; ++i)
+      if (keys[i] == k) return &maps[i];
+    return nullptr;
+  }
+  void add(const MapKey& k, const CUtensorMap& m) {
+    keys[next] = k;
+    maps[next] = m;
+    next = (next + 1) % kEntries;
+    used = std::max(used, next == 0 ? kEntries : next);
+  }
+};
+
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
 // 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
                                 int rows, int cols, int box_cols, int box_rows, CUtensorMapL2promotion promotion) {
+  thread_local MapCache cache;
+  const MapKey key{dtype, element_bytes, base, rows, cols, box_cols, box_rows, promotion};
+  const bool cached = !env_is("ORDO_WGMMA_MAP_CACHE", "0");
+  if (const CUtensorMap* hit = cached ? cache.find(key) : nullptr) {
+    *map = *hit;
+    return cudaSuccess;
+  }
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
@@ -853,7 +904,9 @@ cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int
   const CUresult r = encode(map, dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+  if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  if (cached) cache.add(key, *map);
+  return cudaSuccess;
 }
 
 // A [rows, cols] row-major bf16 operand as boxes of box_cols x box_rows, promoted to L2 in 256-byte lines.
@@ -863,13 +916,15 @@ cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int row
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
-// TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
+// The BF16 output Y [rows, cols] as boxes of 64 x 64: the TMA stores of store_staged_bf16. TMA needs a
+// 16-byte aligned base and row stride (cols % 8 == 0); the caller checks.
 cudaError_t make_store_map_bf16(CUtensorMap* map, const std::uint16_t* y, int rows, int cols) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, y, rows, cols, 64, 64,
                              CU_TENSOR_MAP_L2_PROMOTION_NONE);
 }
 
+// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
+// TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
 cudaError_t make_store_map(CUtensorMap* map, const float* y, int rows, int cols) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, y, rows, cols, kStoreBoxColumns, 64,
                              CU_TENSOR_MAP_L2_PROMOTION_NONE);
@@ -972,11 +1027,6 @@ struct GemmCall {
   CUtensorMap map_y{};
 };
 
-// Whether environment variable `name` is set to `value`.
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
 
 // ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
 // only in a last wave): a measurement switch for the two one-width kernels, which compute the same chains.
@@ -1131,7 +1181,8 @@ cudaError_t launch_gemm(GemmCall c) {
   }
   // L2 policies (KernelArgs::cache_hints). In a small-M kernel each B tile is read by one block, once per
   // launch; where B is larger than L2 it streams from HBM whatever the policy, and evict_first keeps it from
-  // pushing out the A tile every cluster reads. Measured on the H200 (reports/evidence/h200-df7e91a-small-m/):
+  // pushing out the A tile every cluster reads (the forward: dX's N-major B loads take no hint, and the A
+  // hint alone is not measured to help). Measured on the H200 (reports/evidence/h200-dda99b5-small-m-bf16-staged/):
   // forward 64 x 16128 x 5376 1.07 -> 0.99x cuBLAS. Where B fits in L2 and stays there between calls
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
   // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376. ORDO_WGMMA_CACHE_HINTS=0|1 sets it everywhere (a
@@ -1142,7 +1193,7 @@ cudaError_t launch_gemm(GemmCall c) {
       (void)cudaGetLastError();
     const bool b_streams = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;
     args.cache_hints = env_is("ORDO_WGMMA_CACHE_HINTS", "1") ||
-                       (!env_is("ORDO_WGMMA_CACHE_HINTS", "0") && small_m_width != 0 && b_streams);
+                       (!env_is("ORDO_WGMMA_CACHE_HINTS", "0") && small_m_width != 0 && b_streams && !kBNMajor<kOps>);
   }
   const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
                           : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages

@@ -165,22 +165,25 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
 
 // sm90.fwd.bf16.wgmma.128x256x64 with a BF16 Y: the general kernel stores a 16-byte aligned Y with N % 8 == 0
 // through shared memory and TMA boxes of 64 x 64 BF16 (which write only the elements inside Y), any other Y
-// thread by thread. [1000, 2056]: 72 tiles, more than half a wave, whole tiles; the last tile column holds
-// 8 columns (one live box of four, 8 of its 64 columns inside Y); the last tile row 104 rows. [700, 1288]:
-// every tile in halves. [300, 1030]: N % 8 != 0, thread by thread. Placed 0, 2, 8 and 16 bytes past a
-// 16-byte boundary in a poisoned buffer with 64 guard bytes either side: Y equals the emulator's, bit for
-// bit, and nothing outside Y is written.
+// thread by thread. [2040, 2056]: 16 x 9 = 144 tiles, a wave of whole tiles and a last wave in quarters (not
+// the 168-column kernel: wgmma_forward_unit_width keeps 256 there); the last tile column holds 8 columns (one
+// live box of four, 8 of its 64 columns inside Y), the last tile row 120 rows. [700, 1288]: every tile in
+// halves. [300, 1030]: N % 8 != 0, thread by thread. Placed 0, 2, 8 and 16 bytes past a 16-byte boundary in
+// a poisoned buffer with 64 guard bytes either side: Y equals the emulator's, bit for bit, and nothing
+// outside Y is written.
 TEST_F(KernelProperties, WgmmaStagedAndDirectBf16StoresWriteExactlyTheOutput) {
   const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
   if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
     GTEST_SKIP() << why << ": not run on this GPU";
   constexpr std::size_t kGuard = 64;
   std::uint64_t seed = 0x62663136;
-  for (const auto& [M, N] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1000, 2056}, {700, 1288}, {300, 1030}}) {
+  const int sm_count = sm_count_of_device0();
+  for (const auto& [M, N] : std::vector<std::pair<std::int64_t, std::int64_t>>{{2040, 2056}, {700, 1288}, {300, 1030}}) {
+    EXPECT_EQ(kernels::detail::wgmma_forward_unit_width(M, N, sm_count), 256) << M << " x " << N;
     ForwardCase c;
     c.M = M;
     c.N = N;
-    c.K = 136;
+    c.K = 72;
     c.family = ValueFamily::uniform;
     c.has_bias = true;
     c.seed = ++seed;
