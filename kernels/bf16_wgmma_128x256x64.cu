@@ -73,8 +73,10 @@ constexpr int kThreadsFor = 128 * (1 + kConsumersFor<kRowsA, kSplit>);
 // of a cluster compute the units of one tile and share its A tile, each loading 64 / cluster of its rows and
 // multicasting them into all.
 constexpr int kSmallMCluster = 4;
+// The forward's small-M units of 48 columns (kSmallMUnit48): clusters of four, as the quarters'.
+constexpr int kSmallMUnit48 = 48;
 template <int kRingW>
-constexpr int kSmallMClusterFor = kBN / kRingW;
+constexpr int kSmallMClusterFor = kRingW == kSmallMUnit48 ? 4 : kBN / kRingW;
 // The shared-memory ring of a kernel whose widest unit is kRingW columns: per stage one 128 x 64 A tile
 // and one kRingW x 64 B tile, as many stages as fit in the 227 KB of an sm_90 block. The general kernel
 // (kRingW = 256) holds 4 stages of 48 KB. Two kernels run one unit width each, chosen by the launcher:
@@ -100,11 +102,14 @@ constexpr int kStoreBoxBytes = 64 * kStoreBoxColumns * 4;
 constexpr int kStagingBytes = kConsumers * 2 * kStoreBoxBytes;
 template <int kRingW, int kRowsA = kBM>
 struct Ring {
-  static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168 || (kRingW == 128 && kRowsA == 64),
+  static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168 || ((kRingW == 128 || kRingW == 48) && kRowsA == 64),
                 "the general ring or one unit width's ring");
-  static_assert(kRowsA == kBM || (kRowsA == 64 && (kRingW == 64 || kRingW == 128)),
+  static_assert(kRowsA == kBM || (kRowsA == 64 && (kRingW == 64 || kRingW == 128 || kRingW == 48)),
                 "64-row A tiles only in the small-M kernels");
-  static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : 9) : kRingW == 256 ? 4 : kRingW == 64 ? 8 : 6;
+  static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : kRingW == 48 ? 15 : 9)
+                                : kRingW == 256 ? 4
+                                : kRingW == 64  ? 8
+                                                : 6;
   static constexpr int stage_bytes = (kRowsA + kRingW) * kBK * 2;
   static constexpr bool staged_stores = kRingW == kBN && kRowsA == kBM;
   static constexpr int staging_bytes = staged_stores ? kStagingBytes : 0;
@@ -113,7 +118,7 @@ struct Ring {
 };
 static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227 * 1024 &&
                   Ring<256>::smem_bytes <= 227 * 1024 && Ring<64, 64>::smem_bytes <= 227 * 1024 &&
-                  Ring<128, 64>::smem_bytes <= 227 * 1024,
+                  Ring<128, 64>::smem_bytes <= 227 * 1024 && Ring<48, 64>::smem_bytes <= 227 * 1024,
               "an sm_90 block has at most 227 KB of shared memory");
 [[maybe_unused]] constexpr int kStages = Ring<kBN>::stages;  // the general ring (dW's gather); device code only
 constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
@@ -241,9 +246,11 @@ __device__ __forceinline__ void issue_step(float (&d)[kRegs], std::uint64_t desc
   const std::uint64_t a = desc_x + static_cast<std::uint64_t>(kTransA ? 128 * kk : 2 * kk);
   const std::uint64_t b = desc_w + static_cast<std::uint64_t>(kTransB ? 128 * kk : 2 * kk);
   static_assert(kWidth == kBN || kWidth == kHalfBN || kWidth == kQuarterBN || kWidth == kBN168 ||
-                    kWidth == kQuarterBN / 2,
+                    kWidth == kQuarterBN / 2 || kWidth == kSmallMUnit48,
                 "an instruction N the probe covers");
-  if constexpr (kWidth == kQuarterBN / 2)
+  if constexpr (kWidth == kSmallMUnit48)
+    sm90::wgmma_m64n48k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kSmallMUnit48 / 2]>(&d[0]), a, b, scale_d);
+  else if constexpr (kWidth == kQuarterBN / 2)
     sm90::wgmma_m64n32k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kQuarterBN / 4]>(&d[0]), a, b, scale_d);
   else if constexpr (kWidth == kBN168)
     sm90::wgmma_m64n168k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN168 / 2]>(&d[0]), a, b, scale_d);
@@ -476,6 +483,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       } else {
         if (kProbe && w.width == kQuarterBN / 2)  // the probe's n32 form
           issue_k_tile<kProbe ? kQuarterBN / 2 : kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+        else if (kProbe && w.width == kSmallMUnit48)  // the probe's n48 form
+          issue_k_tile<kProbe ? kSmallMUnit48 : kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
         else if (kQuarters<kOps> && w.width == kQuarterBN)
           issue_k_tile<kQuarters<kOps> ? kQuarterBN : kHalfBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
         else if (w.width == kHalfBN)
@@ -708,12 +717,14 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
   // Clusters share W tiles (two blocks, the forward, opt-in) or A tiles (the small-M kernel).
   constexpr bool kSharesA = kRowsA == 64 && kCluster > 1;
   static_assert(kOps == Ops::forward || kCluster == 1 || kSharesA, "only the forward tile shares W in clusters");
-  static_assert(kRowsA == kBM || ((kRingW == kQuarterBN || kRingW == kHalfBN) && kQuarters<kOps> && !kProbe &&
-                                  kCluster == kSmallMClusterFor<kRingW>),
+  static_assert(kRowsA == kBM || ((kRingW == kQuarterBN || kRingW == kHalfBN ||
+                                   (kRingW == kSmallMUnit48 && kOps == Ops::forward)) &&
+                                  kQuarters<kOps> && !kProbe && kCluster == kSmallMClusterFor<kRingW>),
                 "64-row A tiles: the small-M kernels (quarters or halves, forward or dX, clusters sharing A)");
   static_assert(!kProbe || !kGathered<kOps>, "the probe runs TMA-fed forms only");
   static_assert(kRingW == kBN || (kRingW == kQuarterBN && kQuarters<kOps> && (kCluster == 1 || kSharesA) && !kProbe) ||
-                    (kRingW == kHalfBN && kSharesA) || (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
+                    ((kRingW == kHalfBN || kRingW == kSmallMUnit48) && kSharesA) ||
+                    (kRingW == kBN168 && kOps == Ops::forward && kCluster == 1),
                 "the quarters' ring runs the forward and dX in single blocks, the 168 ring the forward");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
@@ -794,7 +805,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
             tma_load_2d(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0);
           }
           // The 168-column kernel's map_w is made with boxes of 168 rows.
-          const CUtensorMap* map = kRingW == kBN168 || w.width == kBN ? &map_w
+          const CUtensorMap* map = kRingW == kBN168 || kRingW == kSmallMUnit48 || w.width == kBN ? &map_w
                                    : w.width == kHalfBN               ? &map_w_half
                                                                       : &map_w_quarter;
           if constexpr (kBNMajor<kOps>) {
@@ -1016,6 +1027,9 @@ struct GemmCall {
   // The forward only: W in boxes of 168 rows, for the 128x168 kernel (wgmma_forward_unit_width).
   bool has_map_w_168 = false;
   CUtensorMap map_w_168{};
+  // The forward only: W in boxes of 48 rows, for the small-M kernel's 48-column units.
+  bool has_map_w_48 = false;
+  CUtensorMap map_w_48{};
   // The forward and dX: A (X or G) in boxes of 64 / kSmallMCluster rows, for the small-M kernel.
   bool has_map_x_slice = false;
   CUtensorMap map_x_slice{};
@@ -1078,23 +1092,29 @@ struct SmallMKernel {
     return e;
   }
   static cudaError_t launch(const GemmCall& c, const CUtensorMap& map_x, const KernelArgs& args, unsigned blocks) {
-    return launch_kernel<kClusterSize, kOps, kRingW, 64, kSplit>(c, map_x, c.map_w, args, blocks);
+    return launch_kernel<kClusterSize, kOps, kRingW, 64, kSplit>(c, map_x, kRingW == kSmallMUnit48 ? c.map_w_48 : c.map_w,
+                                                                 args, blocks);
   }
 };
-constexpr int kSmallMClusterOf(int width) { return kBN / width; }
+constexpr int kSmallMClusterOf(int width) { return width == kSmallMUnit48 ? 4 : kBN / width; }
 
 // The consumers of a small-M kernel's block: two, on the two column halves of each unit (one 64 x W / 2
 // chain block each), where B splits there (dX's N-major B only at whole 64-column boxes: not its quarters);
 // otherwise one. ORDO_WGMMA_SMALL_M_CONSUMERS=1 runs one everywhere: a measurement switch, the same bits.
 template <Ops kOps>
 int small_m_split(int width) {
-  if (env_is("ORDO_WGMMA_SMALL_M_CONSUMERS", "1")) return 1;
+  if (env_is("ORDO_WGMMA_SMALL_M_CONSUMERS", "1") || width == kSmallMUnit48) return 1;
   return width == kHalfBN || kOps == Ops::forward ? 2 : 1;
 }
 
-// Calls f(SmallMKernel<kOps, width, split>{}) for a run-time width (kQuarterBN or kHalfBN) and split.
+// Calls f(SmallMKernel<kOps, width, split>{}) for a run-time width (kQuarterBN, kHalfBN, or kSmallMUnit48 for
+// the forward) and split.
 template <Ops kOps, typename F>
 cudaError_t with_small_m(int width, int split, F&& f) {
+  if (width == kSmallMUnit48) {
+    if constexpr (kOps == Ops::forward) return f(SmallMKernel<kOps, kSmallMUnit48, 1>{});
+    return cudaErrorInvalidValue;
+  }
   if (width == kHalfBN) return split == 2 ? f(SmallMKernel<kOps, kHalfBN, 2>{}) : f(SmallMKernel<kOps, kHalfBN, 1>{});
   if constexpr (kOps == Ops::forward)
     if (split == 2) return f(SmallMKernel<kOps, kQuarterBN, 2>{});
@@ -1146,7 +1166,7 @@ cudaError_t launch_gemm(GemmCall c) {
   args.full_units = static_cast<unsigned>(schedule.full_units);
   args.pieces = static_cast<int>(schedule.pieces);
   args.units = static_cast<unsigned>(schedule.units);
-  const std::int64_t units = schedule.units;
+  std::int64_t units = schedule.units;
   const bool split = schedule.units != schedule.full_units;
   args.scale_d_first = 1;
   auto blocks = static_cast<unsigned>(std::min<std::int64_t>(units, clusters) * kCluster);
@@ -1159,6 +1179,28 @@ cudaError_t launch_gemm(GemmCall c) {
   if (pieces_only && c.M <= 64) {
     if (schedule.pieces == 4 && c.has_map_x_slice) small_m_width = kQuarterBN;
     if (schedule.pieces == 2 && c.has_map_x_slice_of_two) small_m_width = kHalfBN;
+  }
+  // The forward's quarters with M <= 64 run as units of 48 columns (kSmallMUnit48) where those put more blocks on
+  // the GPU in one round: M = 64 with N = 5376 is 112 blocks against 84. ORDO_WGMMA_SMALL_M_WIDTH=64 keeps the
+  // quarters (a measurement switch, the same bits). Units past N (rounding up to whole clusters of four) load
+  // zeros and store nothing.
+  if constexpr (kCluster == 1 && kOps == Ops::forward) {
+    if (small_m_width == kQuarterBN && c.has_map_w_48 && !env_is("ORDO_WGMMA_SMALL_M_WIDTH", "64")) {
+      int clusters_48 = 0;
+      if (SmallMKernel<kOps, kSmallMUnit48, 1>::resident(&clusters_48) == cudaSuccess) {
+        const std::int64_t units_48 = ceil_div(ceil_div(c.N, kSmallMUnit48), 4) * 4;
+        if (units_48 <= std::int64_t{clusters_48} * 4 && units_48 > units) {
+          small_m_width = kSmallMUnit48;
+          args.unit_n = kSmallMUnit48;
+          args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kSmallMUnit48));
+          args.full_units = args.units = static_cast<unsigned>(units_48);
+          args.pieces = 1;
+          units = units_48;
+        }
+      } else {
+        (void)cudaGetLastError();
+      }
+    }
   }
   const int consumers = small_m_width == 0 ? 0 : small_m_split<kOps>(small_m_width);
   int launch_cluster = kCluster, resident = clusters;
@@ -1198,6 +1240,7 @@ cudaError_t launch_gemm(GemmCall c) {
   const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
                           : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages
                           : small_m_width == kHalfBN       ? Ring<kHalfBN, 64>::stages
+                          : small_m_width == kSmallMUnit48 ? Ring<kSmallMUnit48, 64>::stages
                           : quarters_ring                  ? Ring<kQuarterBN>::stages
                                                            : Ring<kBN>::stages;
   if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
@@ -1220,7 +1263,7 @@ cudaError_t launch_gemm(GemmCall c) {
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
     if (small_m_width != 0)
       return with_small_m<kOps>(small_m_width, consumers, [&](auto kernel) {
-        return decltype(kernel)::launch(c, small_m_width == kQuarterBN ? c.map_x_slice : c.map_x_slice_of_two, args,
+        return decltype(kernel)::launch(c, small_m_width == kHalfBN ? c.map_x_slice_of_two : c.map_x_slice, args,
                                         blocks);
       });
     if (quarters_ring) return launch_kernel<1, kOps, kQuarterBN>(c, c.map_x, c.map_w, args, blocks);
@@ -1239,6 +1282,8 @@ cudaError_t launch_forward(const LaunchParams& p) {
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_w_168, p.w_bf16, p.N, p.K, kBN168);
     c.has_map_w_168 = e == cudaSuccess;
+    if (e == cudaSuccess) e = make_map(&c.map_w_48, p.w_bf16, p.N, p.K, kSmallMUnit48);
+    c.has_map_w_48 = e == cudaSuccess;
   }
   if (kCluster == 1 && e == cudaSuccess) {
     e = make_map(&c.map_x_slice, p.x_bf16, p.M, p.K, 64 / kSmallMCluster);
@@ -1393,6 +1438,8 @@ const char* wgmma_form_name(WgmmaForm form) {
       return "wgmma.mma_async.m64n168k16.bf16, B K-major";
     case WgmmaForm::n32_b_k_major:
       return "wgmma.mma_async.m64n32k16.bf16, B K-major";
+    case WgmmaForm::n48_b_k_major:
+      return "wgmma.mma_async.m64n48k16.bf16, B K-major";
   }
   return "?";
 }
@@ -1408,6 +1455,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   const bool quarter = form == WgmmaForm::n64_b_k_major || form == WgmmaForm::n64_b_n_major;
   const bool n168 = form == WgmmaForm::n168_b_k_major;  // the forward's 128x168 kernel, B in boxes of 168 rows
   const bool n32 = form == WgmmaForm::n32_b_k_major;    // the small-M kernel's column halves, B in boxes of 32 rows
+  const bool n48 = form == WgmmaForm::n48_b_k_major;    // the small-M kernel's 48-column units, B in boxes of 48 rows
   const size_t n = static_cast<size_t>(tiles) * 256;
   if (tiles <= 0 || a.size() != n || bt.size() != n || c.size() != n)
     return Status::error(StatusCode::inconsistent_size, "probe tiles: every operand must hold tiles * 256 values");
@@ -1454,7 +1502,8 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
       (e = n_major ? detail::make_n_major_map(&map_b_half, b, 16, rows)
                    : detail::make_map(&map_b_half, b, rows, 16, detail::kHalfBN)) ||
       (e = n_major ? detail::make_n_major_map(&map_b_quarter, b, 16, rows)
-                   : detail::make_map(&map_b_quarter, b, rows, 16, n32 ? detail::kQuarterBN / 2 : detail::kQuarterBN)))
+                   : detail::make_map(&map_b_quarter, b, rows, 16,
+                                      n32 ? detail::kQuarterBN / 2 : n48 ? detail::kSmallMUnit48 : detail::kQuarterBN)))
     return cuda_status(e, "cuTensorMapEncodeTiled");
   detail::KernelArgs args{};
   args.M = rows;
@@ -1466,6 +1515,7 @@ Status run_bf16_wgmma_tiles(const std::vector<std::uint16_t>& a, const std::vect
   args.probe_d = static_cast<float*>(dd.p);
   args.scale_d_first = accumulator_disabled ? 0 : 1;
   args.probe_width = n32       ? detail::kQuarterBN / 2
+                     : n48     ? detail::kSmallMUnit48
                      : quarter ? detail::kQuarterBN
                      : half    ? detail::kHalfBN
                      : n168    ? detail::kBN168

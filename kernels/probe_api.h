@@ -17,9 +17,9 @@ Status run_bf16_mma_tiles(const std::vector<std::uint16_t>& a, const std::vector
                           const std::vector<float>& c, std::vector<float>& d, int tiles);
 
 // The instruction forms of the sm_90a wgmma tile (kernels/bf16_wgmma_128x256x64.cu): the N of
-// wgmma.mma_async.m64nNk16 and B's layout. The forward uses five N with a K-major B (n128 and n64
+// wgmma.mma_async.m64nNk16 and B's layout. The forward uses six N with a K-major B (n128 and n64
 // for the halves and quarters of a last wave, n168 for its 128x168 units, n32 for the two consumers of the
-// small-M kernel's quarters), dX three N with an N-major B
+// small-M kernel's quarters, n48 for its 48-column units), dX three N with an N-major B
 // (imm-trans-b), dW n256 and n128 with an M-major A and an N-major B (imm-trans-a, imm-trans-b).
 enum class WgmmaForm {
   n256_b_k_major,
@@ -31,7 +31,8 @@ enum class WgmmaForm {
   n64_b_k_major,
   n64_b_n_major,
   n168_b_k_major,
-  n32_b_k_major
+  n32_b_k_major,
+  n48_b_k_major
 };
 const char* wgmma_form_name(WgmmaForm form);
 

@@ -55,7 +55,8 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
          {kernels::WgmmaForm::n256_b_k_major, kernels::WgmmaForm::n128_b_k_major, kernels::WgmmaForm::n256_b_n_major,
           kernels::WgmmaForm::n128_b_n_major, kernels::WgmmaForm::n256_a_m_major_b_n_major,
           kernels::WgmmaForm::n128_a_m_major_b_n_major, kernels::WgmmaForm::n64_b_k_major,
-          kernels::WgmmaForm::n64_b_n_major, kernels::WgmmaForm::n168_b_k_major, kernels::WgmmaForm::n32_b_k_major}) {
+          kernels::WgmmaForm::n64_b_n_major, kernels::WgmmaForm::n168_b_k_major, kernels::WgmmaForm::n32_b_k_major,
+          kernels::WgmmaForm::n48_b_k_major}) {
       properties::ProbeOptions pw = po;
       pw.instruction = std::string(kernels::wgmma_form_name(form)) + " (TMA-fed, as in the sm90 wgmma variants)";
       const properties::TileRunner with_c = [form](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {

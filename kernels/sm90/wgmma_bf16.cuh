@@ -35,6 +35,25 @@ __device__ __forceinline__ void wgmma_m64n32k16_bf16(float (&d)[16], std::uint64
       : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
 }
 
+// D (64 x 48, FP32, 24 registers per thread) = A (64 x 16, smem) * B (16 x 48, smem) + (scale_d ? D : 0).
+// The forward's small-M units of 48 columns (5376 = 112 x 48: 112 of 132 SMs at M = 64, against 84 with 64).
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n48k16_bf16(float (&d)[24], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                     int scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %26, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, "
+      "%24, %25, p, 1, 1, %27, %28;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+}
+
 // D (64 x 64, FP32, 32 registers per thread) = A (64 x 16, smem) * B (16 x 64, smem) + (scale_d ? D : 0).
 template <int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_m64n64k16_bf16(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,

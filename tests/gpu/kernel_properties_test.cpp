@@ -127,11 +127,13 @@ int sm_count_of_device0() {
 }
 
 // sm90.fwd.bf16.wgmma.128x256x64 with M <= 64 on a grid that is all quarters (N <= 33 tiles of 256 columns on
-// 132 SMs) or all halves (34..66 tiles) runs a small-M kernel: 64-row A tiles shared by a cluster, and two
-// consumer warpgroups per block on the column halves of each unit (m64n32k16 for quarters, m64n64k16 for
-// halves), or one with ORDO_WGMMA_SMALL_M_CONSUMERS=1. Both, on random shapes of either kind (units cut by N,
-// the second consumer's columns past N, reductions across the rings of 13 and 9 stages with a tail), every
-// value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit for bit.
+// 132 SMs) or all halves (34..66 tiles) runs a small-M kernel: 64-row A tiles shared by a cluster. Quarters
+// grids run as units of 48 columns (m64n48k16) where those make more blocks, else as quarters; halves with two
+// consumer warpgroups per block on the column halves of each unit (m64n64k16). Measurement switches run the
+// quarters with two consumers (m64n32k16: ORDO_WGMMA_SMALL_M_WIDTH=64) and every small-M kernel with one
+// (ORDO_WGMMA_SMALL_M_CONSUMERS=1). All three settings, on random shapes of either kind (units cut by N, units
+// wholly past N, the second consumer's columns past N, reductions across the rings of 15, 13 and 9 stages with
+// a tail), every value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit for bit.
 TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
   const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
   if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
@@ -140,8 +142,12 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
   const auto& families = all_families();
   Rng rng(20261203);
   int cases = 0;
-  for (const char* consumers : {"2", "1"}) {
-    const ordo::testing::ScopedEnv env("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
+  const std::vector<std::pair<const char*, const char*>> settings{{nullptr, nullptr}, {"64", nullptr}, {"64", "1"}};
+  for (const auto& [width, consumers] : settings) {
+    const ordo::testing::ScopedEnv env_width("ORDO_WGMMA_SMALL_M_WIDTH", width);
+    const ordo::testing::ScopedEnv env_consumers("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
+    const std::string setting = std::string("ORDO_WGMMA_SMALL_M_WIDTH=") + (width ? width : "(unset)") +
+                                ", ORDO_WGMMA_SMALL_M_CONSUMERS=" + (consumers ? consumers : "(unset)");
     for (int i = 0; i < 48; ++i) {
       ForwardCase c;
       c.M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
@@ -151,16 +157,16 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
       if (i % 8 == 3) c.N = 16128;                // the seed's fused Q/K/V width: 63 tiles, 126 halves
       if (i % 8 == 4) c.N = rng.in_range(1, 2048);
       // Long reductions (past the 13-stage ring) on narrow grids; the wide ones stay short for the emulator.
-      c.K = rng.in_range(1, c.N <= 2048 ? 64 * 15 + 40 : 200);
+      c.K = rng.in_range(1, c.N <= 2048 ? 64 * 17 + 40 : 200);
       c.family = families[static_cast<std::size_t>(i) % families.size()];
       c.has_bias = i % 3 != 1;
       c.seed = rng.next();
       const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
-      EXPECT_TRUE(r.passed) << "ORDO_WGMMA_SMALL_M_CONSUMERS=" << consumers << ": " << r.detail;
+      EXPECT_TRUE(r.passed) << setting << ": " << r.detail;
       ++cases;
     }
   }
-  std::printf("wgmma small-M kernels: %d cases, two consumers and one\n", cases);
+  std::printf("wgmma small-M kernels: %d cases, 48-column units, quarters with two consumers and with one\n", cases);
 }
 
 // sm90.fwd.bf16.wgmma.128x256x64 with a BF16 Y: the general kernel stores a 16-byte aligned Y with N % 8 == 0
