@@ -39,7 +39,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -859,53 +858,10 @@ bool env_is(const char* name, const char* value) {
   return v != nullptr && std::string(v) == value;
 }
 
-// Everything a tensor map is made from (encode_swizzled_map).
-struct MapKey {
-  CUtensorMapDataType dtype;
-  int element_bytes;
-  const void* base;
-  int rows, cols, box_cols, box_rows;
-  CUtensorMapL2promotion promotion;
-  bool operator==(const MapKey& o) const {  // C++17 (the CUDA dialect here): no defaulted comparison
-    return dtype == o.dtype && element_bytes == o.element_bytes && base == o.base && rows == o.rows &&
-           cols == o.cols && box_cols == o.box_cols && box_rows == o.box_rows && promotion == o.promotion;
-  }
-};
-
-// The maps this thread encoded last. A launch encodes up to eight, and the same operands come back call after
-// call (a training step's weights, a benchmark's repetitions), so each operand and box is encoded once, not
-// once per launch: on small grids the encoder's host time shows in the call's time. A map holds only the
-// address, shape, box and policy, so a buffer freed and reallocated at the same address with the same shape
-// is described by the same map. ORDO_WGMMA_MAP_CACHE=0 encodes every map (a measurement switch).
-struct MapCache {
-  static constexpr int kEntries = 16;
-  std::array<MapKey, kEntries> keys{};
-  std::array<CUtensorMap, kEntries> maps{};
-  int used = 0, next = 0;
-  const CUtensorMap* find(const MapKey& k) const {
-    for (int i = 0; i < used; ++i)
-      if (keys[i] == k) return &maps[i];
-    return nullptr;
-  }
-  void add(const MapKey& k, const CUtensorMap& m) {
-    keys[next] = k;
-    maps[next] = m;
-    next = (next + 1) % kEntries;
-    used = std::max(used, next == 0 ? kEntries : next);
-  }
-};
-
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
 // 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
                                 int rows, int cols, int box_cols, int box_rows, CUtensorMapL2promotion promotion) {
-  thread_local MapCache cache;
-  const MapKey key{dtype, element_bytes, base, rows, cols, box_cols, box_rows, promotion};
-  const bool cached = !env_is("ORDO_WGMMA_MAP_CACHE", "0");
-  if (const CUtensorMap* hit = cached ? cache.find(key) : nullptr) {
-    *map = *hit;
-    return cudaSuccess;
-  }
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
@@ -915,9 +871,7 @@ cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int
   const CUresult r = encode(map, dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
-  if (cached) cache.add(key, *map);
-  return cudaSuccess;
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 // A [rows, cols] row-major bf16 operand as boxes of box_cols x box_rows, promoted to L2 in 256-byte lines.
@@ -1229,13 +1183,13 @@ cudaError_t launch_gemm(GemmCall c) {
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
   // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376. ORDO_WGMMA_CACHE_HINTS=0|1 sets it everywhere (a
   // measurement switch, the same bits).
-  {
+  if (env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
+    args.cache_hints = true;
+  } else if (kOps == Ops::forward && small_m_width != 0 && !env_is("ORDO_WGMMA_CACHE_HINTS", "0")) {
     int device = 0, l2_bytes = 0;
     if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device))
       (void)cudaGetLastError();
-    const bool b_streams = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;
-    args.cache_hints = env_is("ORDO_WGMMA_CACHE_HINTS", "1") ||
-                       (!env_is("ORDO_WGMMA_CACHE_HINTS", "0") && small_m_width != 0 && b_streams && !kBNMajor<kOps>);
+    args.cache_hints = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;  // B streams from HBM anyway
   }
   const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
                           : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages
