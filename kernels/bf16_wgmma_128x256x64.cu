@@ -766,7 +766,10 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     if constexpr (kGathered<kOps>) {
       produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
-      const bool hints = a.cache_hints;
+      // Only the small-M forward kernels take L2 hints (launch_gemm); the others compile without them. With
+      // the hint branch compiled in (never taken), dX's small-M kernel measured 7-11% slower at M = 64 than
+      // before, in one process (reports/evidence/h200-5c530e1-small-m-48/).
+      const bool hints = kOps == Ops::forward && kRowsA == 64 && a.cache_hints;
       const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
       const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
       int it = 0;
@@ -1181,9 +1184,10 @@ cudaError_t launch_gemm(GemmCall c) {
   // hint alone is not measured to help). Measured on the H200 (reports/evidence/h200-dda99b5-small-m-bf16-staged/):
   // forward 64 x 16128 x 5376 1.07 -> 0.99x cuBLAS. Where B fits in L2 and stays there between calls
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
-  // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376. ORDO_WGMMA_CACHE_HINTS=0|1 sets it everywhere (a
-  // measurement switch, the same bits).
-  if (env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
+  // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376 (measured with hints in every kernel). So only the
+  // small-M forward kernels take them; ORDO_WGMMA_CACHE_HINTS=0|1 turns them off or on in those whatever the
+  // size of B (a measurement switch, the same bits).
+  if (kOps == Ops::forward && small_m_width != 0 && env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
     args.cache_hints = true;
   } else if (kOps == Ops::forward && small_m_width != 0 && !env_is("ORDO_WGMMA_CACHE_HINTS", "0")) {
     int device = 0, l2_bytes = 0;
