@@ -766,10 +766,10 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     if constexpr (kGathered<kOps>) {
       produce_gathered(a, x_tiles, w_tiles, full, empty, k_tiles, cluster, clusters);
     } else if (threadIdx.x == 0) {
-      // Only the small-M forward kernels take L2 hints (launch_gemm); the others compile without them. With
-      // the hint branch compiled in (never taken), dX's small-M kernel measured 7-11% slower at M = 64 than
-      // before, in one process (reports/evidence/h200-5c530e1-small-m-48/).
-      const bool hints = kOps == Ops::forward && kRowsA == 64 && a.cache_hints;
+      // Only the forward's small-M halves kernel takes L2 hints (launch_gemm); the others compile without
+      // them. With the hint branch compiled in (never taken), dX's small-M kernel measured 7-11% slower at
+      // M = 64 than without, in one process (reports/evidence/h200-5d57533-small-m-48/).
+      const bool hints = kOps == Ops::forward && kRowsA == 64 && kRingW == kHalfBN && a.cache_hints;
       const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
       const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
       int it = 0;
@@ -1185,11 +1185,12 @@ cudaError_t launch_gemm(GemmCall c) {
   // forward 64 x 16128 x 5376 1.07 -> 0.99x cuBLAS. Where B fits in L2 and stays there between calls
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
   // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376 (measured with hints in every kernel). So only the
-  // small-M forward kernels take them; ORDO_WGMMA_CACHE_HINTS=0|1 turns them off or on in those whatever the
-  // size of B (a measurement switch, the same bits).
-  if (kOps == Ops::forward && small_m_width != 0 && env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
+  // forward's small-M halves kernel takes them, the one kernel measured faster with them;
+  // ORDO_WGMMA_CACHE_HINTS=0|1 turns them off or on there whatever the size of B (a measurement switch, the
+  // same bits).
+  if (kOps == Ops::forward && small_m_width == kHalfBN && env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
     args.cache_hints = true;
-  } else if (kOps == Ops::forward && small_m_width != 0 && !env_is("ORDO_WGMMA_CACHE_HINTS", "0")) {
+  } else if (kOps == Ops::forward && small_m_width == kHalfBN && !env_is("ORDO_WGMMA_CACHE_HINTS", "0")) {
     int device = 0, l2_bytes = 0;
     if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device))
       (void)cudaGetLastError();
