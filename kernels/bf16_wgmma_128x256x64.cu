@@ -72,8 +72,8 @@ constexpr int kThreadsFor = 128 * (1 + kConsumersFor<kRowsA, kSplit>);
 // of a cluster compute the units of one tile and share its A tile, each loading 64 / cluster of its rows and
 // multicasting them into all.
 constexpr int kSmallMCluster = 4;
-// The forward's small-M units of 48 columns (kSmallMUnit48): clusters of four, as the quarters'.
-constexpr int kSmallMUnit48 = 48;
+// The forward's small-M units of 48 columns (wgmma_small_m_unit_width): clusters of four, as the quarters'.
+constexpr int kSmallMUnit48 = static_cast<int>(kWgmmaSmallMUnit48);
 template <int kRingW>
 constexpr int kSmallMClusterFor = kRingW == kSmallMUnit48 ? 4 : kBN / kRingW;
 // The shared-memory ring of a kernel whose widest unit is kRingW columns: per stage one 128 x 64 A tile
@@ -1137,16 +1137,16 @@ cudaError_t launch_gemm(GemmCall c) {
     if (schedule.pieces == 4 && c.has_map_x_slice) small_m_width = kQuarterBN;
     if (schedule.pieces == 2 && c.has_map_x_slice_of_two) small_m_width = kHalfBN;
   }
-  // The forward's quarters with M <= 64 run as units of 48 columns (kSmallMUnit48) where those put more blocks on
-  // the GPU in one round: M = 64 with N = 5376 is 112 blocks against 84. ORDO_WGMMA_SMALL_M_WIDTH=64 keeps the
-  // quarters (a measurement switch, the same bits). Units past N (rounding up to whole clusters of four) load
-  // zeros and store nothing.
+  // The forward's quarters with M <= 64 run as units of 48 columns where those put more blocks on the GPU in one
+  // round (wgmma_small_m_unit_width: M = 64 with N = 5376 is 112 blocks against 84). ORDO_WGMMA_SMALL_M_WIDTH=64
+  // keeps the quarters (a measurement switch, the same bits). Units past N (rounding up to whole clusters of
+  // four) load zeros and store nothing.
   if constexpr (kCluster == 1 && kOps == Ops::forward) {
     if (small_m_width == kQuarterBN && c.has_map_w_48 && !env_is("ORDO_WGMMA_SMALL_M_WIDTH", "64")) {
       int clusters_48 = 0;
       if (SmallMKernel<kOps, kSmallMUnit48, 1>::resident(&clusters_48) == cudaSuccess) {
-        const std::int64_t units_48 = ceil_div(ceil_div(c.N, kSmallMUnit48), 4) * 4;
-        if (units_48 <= std::int64_t{clusters_48} * 4 && units_48 > units) {
+        const std::int64_t units_48 = wgmma_small_m_units_48(c.N);
+        if (wgmma_small_m_unit_width(c.N, clusters_48) == kSmallMUnit48) {
           small_m_width = kSmallMUnit48;
           args.unit_n = kSmallMUnit48;
           args.tiles_n = static_cast<unsigned>(ceil_div(c.N, kSmallMUnit48));

@@ -48,4 +48,18 @@ inline std::int64_t wgmma_forward_unit_width(std::int64_t M, std::int64_t N, std
   return narrow < 0.9 * wide ? kWgmmaUnit168 : 256;
 }
 
+// The forward's small-M unit width (M <= 64, a grid that is all 64-column quarters; kernels/bf16_wgmma_128x256x64.cu
+// runs it in clusters of four blocks sharing the A tile): 48 columns where ceil(N / 48) units, rounded up to whole
+// clusters, fit on the `clusters_of_four` resident clusters at once and outnumber the quarters, else the 64-column
+// quarters. M = 64 with N = 5376 is 112 units of 48 against 84 quarters on 132 SMs, which measured 8-12% faster
+// on the H200 (reports/evidence/h200-5d57533-small-m-48/): each block streams its own columns of W, and more blocks
+// stream more of it at once.
+constexpr std::int64_t kWgmmaSmallMUnit48 = 48;
+inline std::int64_t wgmma_small_m_units_48(std::int64_t N) { return ((N + 47) / 48 + 3) / 4 * 4; }
+inline std::int64_t wgmma_small_m_unit_width(std::int64_t N, std::int64_t clusters_of_four) {
+  const std::int64_t quarters = 4 * ((N + 255) / 256);
+  const std::int64_t units_48 = wgmma_small_m_units_48(N);
+  return units_48 <= 4 * clusters_of_four && units_48 > quarters ? kWgmmaSmallMUnit48 : 64;
+}
+
 }  // namespace ordo::kernels::detail

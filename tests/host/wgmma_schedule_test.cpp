@@ -66,5 +66,20 @@ TEST(WgmmaSchedule, UnitsCoverEveryTileOnce) {
     }
 }
 
+// The forward's small-M unit width (M <= 64, all quarters): 48-column units where they outnumber the quarters
+// and fit on the resident clusters of four at once (30 on the H200).
+TEST(WgmmaSchedule, TheSmallMForwardPicks48ColumnUnitsWhereTheyAddBlocksInOneRound) {
+  EXPECT_EQ(wgmma_small_m_units_48(5376), 112);
+  EXPECT_EQ(wgmma_small_m_unit_width(5376, 30), 48);  // 112 units of 48 against 84 quarters
+  EXPECT_EQ(wgmma_small_m_unit_width(4096, 30), 48);  // 88 (86 rounded up to whole clusters) against 64
+  EXPECT_EQ(wgmma_small_m_unit_width(5376, 27), 64);  // 112 blocks do not fit on 108 SMs' clusters
+  EXPECT_EQ(wgmma_small_m_unit_width(8448, 30), 64);  // 33 tiles: 176 units of 48 would take two rounds
+  EXPECT_EQ(wgmma_small_m_units_48(64), 4);
+  EXPECT_EQ(wgmma_small_m_unit_width(64, 30), 64);    // one tile: 4 quarters, 4 units of 48 (rounded), no gain
+  EXPECT_EQ(wgmma_small_m_unit_width(1, 30), 64);
+  EXPECT_EQ(wgmma_small_m_unit_width(300, 30), 64);   // 2 tiles: 8 quarters against 7 units of 48, rounded to 8
+  EXPECT_EQ(wgmma_small_m_unit_width(700, 30), 48);   // 3 tiles: 12 quarters against 15 units of 48, rounded to 16
+}
+
 }  // namespace
 }  // namespace ordo::kernels::detail
