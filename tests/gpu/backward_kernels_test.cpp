@@ -29,6 +29,7 @@
 #include "core/contract.h"
 #include "core/float_bits.h"
 #include "backward_gpu_support.h"
+#include "forced_tile_cases.h"
 #include "gpu_test_support.h"
 #include "kernels/backward_api.h"
 #include "kernels/backward_internal.h"
@@ -836,12 +837,8 @@ TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::dx_by_shape_tiles()) {
     const ordo::testing::ForcedFp32Tile forced(tile.name);
     for (int i = 0; i < 60; ++i) {
-      ForwardCase c;  // read as dX's (M, K, N) (properties/backward_case.h): N is the reduction
-      c.M = rng.in_range(1, 2 * tile.bm + 2);
-      c.N = rng.in_range(1, 2 * tile.bn + 2);
-      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
-      c.family = families[static_cast<std::size_t>(i) % families.size()];
-      c.seed = rng.next();
+      // read as dX's (M, K, N) (properties/backward_case.h): N is the reduction
+      const ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);
       const BackwardDataProblem p = data_problem(c);
       EXPECT_EQ(first_difference(gpu_dx(f.dx, p), emulate_dx(f, p), "dX (kernel vs emulator)"), "")
           << tile.name << ": M=" << p.M << " N=" << p.N << " K=" << p.K << " (" << c.summary() << ")";
@@ -863,13 +860,8 @@ TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::dw_by_shape_tiles()) {
     const ordo::testing::ForcedFp32Tile forced(tile.name);
     for (int i = 0; i < 40; ++i) {
-      ForwardCase c;  // read as dW's (N, K, T) (properties/backward_case.h)
-      c.M = rng.in_range(1, 2 * tile.bm + 2);
-      c.N = rng.in_range(1, 2 * tile.bn + 2);
-      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
-      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);  // read as dW's (N, K, T)
       c.has_bias = true;
-      c.seed = rng.next();
       const std::int64_t width = i % 3 == 0 ? 0 : i % 3 == 1 ? 2 : 3;
       const BackwardWeightProblem p = keyed_problem(c, width, width > 0 ? rng.in_range(0, 5) : 0);
       EXPECT_EQ(first_difference(gpu_dw(f.dw, p), emulate_dw(f, p)), "") << tile.name << ": " << describe(p, c);

@@ -10,6 +10,7 @@
 #include "core/contract.h"
 #include "backward_gpu_support.h"
 #include "core/float_bits.h"
+#include "forced_tile_cases.h"
 #include "gpu_test_support.h"
 #include "kernels/forward_api.h"
 #include "kernels/forward_internal.h"
@@ -105,13 +106,8 @@ TEST_F(KernelProperties, EveryByShapeTileEqualsEmulator) {
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::by_shape_tiles()) {
     const ordo::testing::ForcedFp32Tile forced(tile.name);
     for (int i = 0; i < 60; ++i) {
-      ForwardCase c;
-      c.M = rng.in_range(1, 2 * tile.bm + 2);
-      c.N = rng.in_range(1, 2 * tile.bn + 2);
-      c.K = rng.in_range(1, tile.bk * (tile.stages + 2) + 5);
-      c.family = families[static_cast<std::size_t>(i) % families.size()];
+      ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);
       c.has_bias = i % 3 != 0;
-      c.seed = rng.next();
       const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
       EXPECT_TRUE(r.passed) << tile.name << ": " << r.detail;
       ++cases;
