@@ -74,6 +74,8 @@ struct ByShapeTile {
   // Blocks one SM holds at once (0: as many as 2048 threads allow); the 128x128 tiles' registers allow two.
   // Read by the tile cost model (kernels/by_shape_cost.h).
   int resident = 0;
+  // The forward and dX rules run the tile only on grids of at least this many blocks per SM (0: any grid).
+  int min_blocks_per_sm = 0;
 };
 const std::vector<ByShapeTile>& by_shape_tiles();
 // The index of the tile the variant runs for this shape on a GPU with sm_count SMs.

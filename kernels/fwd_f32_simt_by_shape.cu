@@ -138,16 +138,25 @@ struct VecSlabLoader {
       if (it == kIters - 1) exists = c < kCopies;
     }
   }
+  // Copy `it` of the next slab into a stage at `base`.
+  __device__ __forceinline__ void issue_copy(float* base, int it) {
+    if (kCopies % T::kThreads != 0 && it == kIters - 1 && !exists) return;
+    const bool ok = slab < end[it];
+    cp_async16(base + dst[it], src[it], ok);
+    if (slab + 1 < end[it]) src[it] += step[it];  // never past the last slab it fills
+  }
+  // Part `part` of `parts` of the next slab's copies (the parts split the copies evenly, in order).
+  __device__ __forceinline__ void issue_part(float* base, int part, int parts) {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it)
+      if (it * parts / kIters == part) issue_copy(base, it);
+  }
+  __device__ __forceinline__ void advance() { ++slab; }
   __device__ __forceinline__ void issue(float* ring, int stage) {
     float* base = ring + stage * T::kStageFloats;
 #pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      if (kCopies % T::kThreads != 0 && it == kIters - 1 && !exists) continue;
-      const bool ok = slab < end[it];
-      cp_async16(base + dst[it], src[it], ok);
-      if (slab + 1 < end[it]) src[it] += step[it];  // never past the last slab it fills
-    }
-    ++slab;
+    for (int it = 0; it < kIters; ++it) issue_copy(base, it);
+    advance();
   }
 };
 
@@ -260,10 +269,15 @@ __device__ __forceinline__ void fma_group(float (&acc)[TM][TN], const Group<TM, 
   }
 }
 
-// The steps [0, steps) of one staged slab, ascending, for every chain of this thread.
-template <class T, int BM, int BN, int TM, int TN, int BK, BLayout kLB, bool kFull>
+struct NoCopies {
+  __device__ __forceinline__ void operator()(int) const {}
+};
+
+// The steps [0, steps) of one staged slab, ascending, for every chain of this thread. after_group(g) runs after
+// the FMAs of group g (steps 4g .. 4g + 3): the next slab's copies, spread over the slab.
+template <class T, int BM, int BN, int TM, int TN, int BK, BLayout kLB, bool kFull, class AfterGroup = NoCopies>
 __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* as, const float* bs, int ty, int tx,
-                                             int steps) {
+                                             int steps, AfterGroup after_group = {}) {
   constexpr int kRowStep = BM / TM;
 #pragma unroll
   for (int kk = 0; kk < BK; kk += 4) {
@@ -315,6 +329,7 @@ __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* 
           }
       }
     }
+    after_group(kk / 4);
   }
 }
 
@@ -342,6 +357,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>::kTh
   using T = Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>;
   using G = Group<TM, TN, kLB>;
   constexpr int kGroups = BK / 4, kDepth = T::kDepth;
+  constexpr bool kSpreadCopies = kVec && TM * TN == 1;  // see the slab loop below
   __shared__ __align__(16) float ring[STAGES * T::kStageFloats];
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % 32, warp = tid / 32;
@@ -377,18 +393,33 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>::kTh
     for (int s = 0; s < slabs; ++s) {
       cp_async_wait<STAGES - 2>();  // slab s has landed (for this thread's copies) ...
       __syncthreads();              // ... and for everyone's; every thread is done with slab s - 1
-      // Unconditional (a slab past the last zero-fills a buffer no later slab reads), so that the copies
-      // share a basic block with the FMAs below and issue in the shadow of their latency.
+      // The copies of slab s + STAGES - 1 (unconditional: a slab past the last zero-fills a buffer no later
+      // slab reads). The compiler keeps copies into shared memory in order with the reads of it, so copies
+      // issued before the FMAs run as a block of their own between two slabs. With one chain per thread
+      // (kSpreadCopies) that block is outside the chain's latency, which leaves issue slots free: there the
+      // copies of a whole slab of the 16-byte path are spread over its groups of 4 steps, a few after each
+      // group's FMAs. Measured on the H200 (reports/evidence/h200-c157493-fp32-latency-tiles/, old and new
+      // builds alternated): every one-chain tile as fast or faster where the rule runs it (the 4x16 tile at
+      // 64 x 32 x 5376: 20.9 -> 20.0 us, about 116 instructions per 128-step slab that had made a step 7.5
+      // cycles against the chain's 4.14), tiles of several chains per thread up to 18% slower (their FMAs
+      // already fill the issue slots the copies would take).
       const int next = s + STAGES - 1;
-      load(next % STAGES, next);
-      cp_async_commit();
       const float* as = ring + (s % STAGES) * T::kStageFloats;
       const float* bs = as + T::kAFloats;
       const int steps = a.R - s * BK;
-      if (steps >= BK)
-        compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK);
-      else
-        compute_slab<T, BM, BN, TM, TN, BK, kLB, false>(acc, as, bs, ty, tx, steps);
+      if (kSpreadCopies && steps >= BK) {
+        float* stage = ring + (next % STAGES) * T::kStageFloats;
+        compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK,
+                                                       [&](int group) { loader.issue_part(stage, group, kGroups); });
+        loader.advance();
+      } else {
+        load(next % STAGES, next);
+        if (steps >= BK)
+          compute_slab<T, BM, BN, TM, TN, BK, kLB, true>(acc, as, bs, ty, tx, BK);
+        else
+          compute_slab<T, BM, BN, TM, TN, BK, kLB, false>(acc, as, bs, ty, tx, steps);
+      }
+      cp_async_commit();
     }
   } else {
     // The operands of the next kDepth groups, read ahead into registers; in the last groups of a slab they
@@ -523,6 +554,16 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
 #define ORDO_DX_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
   ORDO_TILE(DxTileEntry, launch_dx_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
 
+// A tile the rules run only on grids of at least 3 blocks per SM. The 32x32 tile with 4 x 4 chains per thread
+// (two warps) measured faster than the 64x32 tile at 16384 x 32 x 5376 (3.9 blocks per SM: 0.182 against
+// 0.203 ms forward, 0.182 against 0.198 ms dX [16384, 32]) and slower at 4096 rows (one block per SM: 0.091
+// against the 32x32 4 x 2 tile's 0.075 ms), reports/evidence/h200-c157493-fp32-latency-tiles/.
+template <class Entry>
+Entry many_waves(Entry e) {
+  e.tile.min_blocks_per_sm = 3;
+  return e;
+}
+
 // Ordered from the most operand reuse per FMA to the least. The first entry is the 128x128 tile of 4 warps
 // with 8 x 16 chains per thread (kernels/f32_simt_outer_128x128.cu), the fastest once the grid has many
 // waves; the second the production 128x128 tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so
@@ -535,6 +576,7 @@ const TileEntry kTiles[] = {
     TileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_fwd_f32_outer<8, 3, 0, true>},
     TileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_fwd_f32_simt_128x128x16},
     ORDO_BY_SHAPE_TILE(64, 64, 4, 4, 16, 4),
+    many_waves(ORDO_BY_SHAPE_TILE(32, 32, 4, 4, 32, 4)),
     ORDO_BY_SHAPE_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
     ORDO_BY_SHAPE_TILE(32, 64, 4, 4, 16, 4),
     ORDO_BY_SHAPE_TILE(32, 32, 4, 2, 32, 4),
@@ -550,6 +592,7 @@ const DxTileEntry kDxTiles[] = {
     DxTileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_bwd_dx_f32_outer<8, 3, 0, true>},
     DxTileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_bwd_dx_f32_simt_128x128x16},
     ORDO_DX_TILE(64, 64, 4, 4, 16, 4),
+    many_waves(ORDO_DX_TILE(32, 32, 4, 4, 32, 4)),
     ORDO_DX_TILE_R(64, 32, 4, 4, 16, 4, 4, 8),
     ORDO_DX_TILE(32, 64, 4, 4, 16, 4),
     ORDO_DX_TILE(32, 32, 4, 2, 32, 4),
@@ -565,16 +608,21 @@ const DxTileEntry kDxTiles[] = {
 // SM). This template with 8 x 16 chains per thread measured 1.2-1.4x slower than
 // kernels/f32_simt_outer_128x128.cu, its operands' 16-byte reads along the reduction costing registers and
 // reads that the outer-product layout does not (sweep of 2026-12-02, reports/evidence/h200-9dd9b31-fp32-outer/).
+// Also, for the outputs 32 wide (the seed's audio rows), blocks of one or two warps that spread the grid over
+// more SMs. The sweep of 2026-12-03 (reports/evidence/h200-c157493-fp32-latency-tiles/) timed thirteen: the
+// 32x32 tile with 4 x 4 chains per thread joined the tables (grids of >= 3 blocks per SM); the two left here
+// came closest to the table's choice (8x32 with 2 x 2 chains within 1% of it at 1024 x 32 x 5376, 2x16 with
+// one chain per thread 7-15% slower at 64 rows); the others were slower on every row of the sweep.
+#define ORDO_CANDIDATES(TILE, TILE_W)                                                                       \
+  TILE_W(128, 96, 8, 12, 8, 4, 4, 8), TILE_W(128, 64, 8, 8, 8, 4, 4, 8), TILE_W(64, 128, 8, 8, 8, 4, 4, 8), \
+      TILE(8, 32, 2, 2, 64, 4), TILE(2, 16, 1, 1, 128, 4)
 const TileEntry kCandidateTiles[] = {
-    ORDO_BY_SHAPE_TILE_W(128, 96, 8, 12, 8, 4, 4, 8),
-    ORDO_BY_SHAPE_TILE_W(128, 64, 8, 8, 8, 4, 4, 8),
-    ORDO_BY_SHAPE_TILE_W(64, 128, 8, 8, 8, 4, 4, 8),
+    ORDO_CANDIDATES(ORDO_BY_SHAPE_TILE, ORDO_BY_SHAPE_TILE_W),
 };
 const DxTileEntry kDxCandidateTiles[] = {
-    ORDO_DX_TILE_W(128, 96, 8, 12, 8, 4, 4, 8),
-    ORDO_DX_TILE_W(128, 64, 8, 8, 8, 4, 4, 8),
-    ORDO_DX_TILE_W(64, 128, 8, 8, 8, 4, 4, 8),
+    ORDO_CANDIDATES(ORDO_DX_TILE, ORDO_DX_TILE_W),
 };
+#undef ORDO_CANDIDATES
 #undef ORDO_DX_TILE_R
 #undef ORDO_DX_TILE_W
 #undef ORDO_DX_TILE
@@ -627,6 +675,7 @@ static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows,
     if (t.bn > width) continue;
     const std::int64_t blocks = ceil_div(rows, t.bm) * ceil_div(cols, t.bn);
     const std::int64_t waves = ceil_div(blocks, sms);
+    if (blocks < t.min_blocks_per_sm * sms) continue;
     if (10 * blocks >= 9 * sms && 10 * blocks >= 8 * waves * sms) return i;
   }
   return count - 1;

@@ -337,7 +337,7 @@ int main() {
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
   // The rule on the seed's shapes with the H200's 132 SMs picks the tiles measured best or near it
-  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-7fbabab-fp32-tiles/): a change of the table or the
+  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-7fbabab-fp32-tiles/, h200-c157493-fp32-latency-tiles/): a change of the table or the
   // rule shows here.
   struct Pick {
     int M, N;
@@ -345,7 +345,7 @@ int main() {
   };
   for (const Pick& k :
        {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
-        Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
+        Pick{16384, 32, "32x32x32.t4x4.s4"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
         Pick{1024, 5376, "128x128x16 (production)"}, Pick{4096, 5376, "128x128x16 (production)"},
         Pick{16384, 5376, "128x128x8.t8x16.s3.outer"}}) {
     const std::string got = by_shape_tiles()[static_cast<std::size_t>(choose_by_shape_tile(k.M, k.N, 5376, 132))].name;
@@ -356,7 +356,7 @@ int main() {
   }
   // dX [M, K] of the same shapes: K plays the forward's N (dX [M, 32] reduces over N = 5376).
   for (const Pick& k : {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8.r"},
-                        Pick{4096, 32, "32x32x32.t4x2.s4"}, Pick{16384, 32, "64x32x16.t4x4.s4.w4x8.r"},
+                        Pick{4096, 32, "32x32x32.t4x2.s4"}, Pick{16384, 32, "32x32x32.t4x4.s4"},
                         Pick{1024, 5376, "128x128x16 (production)"}, Pick{4096, 5376, "128x128x8.t8x16.s3.outer"},
                         Pick{16384, 5376, "128x128x8.t8x16.s3.outer"}}) {
     const std::string got =
