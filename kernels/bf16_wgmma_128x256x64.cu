@@ -291,67 +291,28 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
   }
 }
 
-// Consumer warpgroup c's stores of one unit through shared memory (FP32 output, the general kernel): per
-// 32 columns, its 64 rows into one of its two staging boxes (64 x 32 FP32, laid out as TMA's 128-byte
-// swizzle reads them: 16-byte chunk q of row r at chunk q ^ (r % 8)), then one TMA store of the box, which
-// writes only the elements inside Y. The warpgroup goes on to the next unit's chains while the stores drain,
-// where per-thread stores of the 128 KB of a 128x256 tile kept both consumers (and the tensor cores) from
-// the next unit. Boxes wholly past N are not stored. The two boxes alternate over all of the warpgroup's
-// stores (`stored` counts them, across units): before the barrier that publishes one, the leader waits
-// until every earlier store has read its box, so that after the barrier the warpgroup may write the other.
-// A warp's float2 writes (8 rows x 32 bytes) take two shared-memory wavefronts, the least for 256 bytes.
-template <int kRingW>
+// Consumer warpgroup c's stores of one unit through shared memory (the general kernel): per box of columns,
+// its 64 rows into one of its two staging boxes, laid out as TMA's 128-byte swizzle reads them (16-byte chunk
+// q of row r at chunk q ^ (r % 8)), then one TMA store of the box, which writes only the elements inside Y.
+// The warpgroup goes on to the next unit's chains while the stores drain, where per-thread stores of the
+// 128 KB of a 128x256 tile kept both consumers (and the tensor cores) from the next unit. Boxes wholly past N
+// are not stored. The two boxes alternate over all of the warpgroup's stores (`stored` counts them, across
+// units): before the barrier that publishes one, the leader waits until every earlier store has read its box,
+// so that after the barrier the warpgroup may write the other.
+// - FP32 Y: boxes of 64 x 32 (128 bytes of FP32, the widest box the 128-byte swizzle takes). A warp's float2
+//   writes (8 rows x 32 bytes) take two shared-memory wavefronts, the least for 256 bytes.
+// - BF16 Y (kBf16): boxes of 64 x 64 BF16, the same 8 KB. Each thread's column pair is rounded once
+//   (__float2bfloat16_rn, after the bias, as the direct stores do) and written as 4 bytes at its swizzled
+//   place; a warp's writes (8 rows x 16 bytes per column group) hit 32 different banks. Measured on the H200
+//   against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/): BF16 Y at M >= 4096
+//   1.10-1.21 -> 1.03-1.11x cuBLAS.
+template <int kRingW, bool kBf16>
 __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
                                              const float (&d)[kRingW / 2], const Unit& w, int c, int warp, int lane,
                                              unsigned& stored) {
   using namespace sm90;
-  const bool leader = threadIdx.x % 128 == 0;
-  const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
-#pragma unroll
-  for (int j = 0; j < kRingW / kStoreBoxColumns; ++j) {
-    if (j * kStoreBoxColumns >= w.width || w.n0 + j * kStoreBoxColumns >= a.N) break;
-    unsigned char* box = boxes + (stored++ % 2) * kStoreBoxBytes;
-#pragma unroll
-    for (int i4 = 0; i4 < kStoreBoxColumns / 8; ++i4) {
-      const int i = j * (kStoreBoxColumns / 8) + i4;
-      const int col = w.n0 + 8 * i + 2 * (lane % 4);
-      const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
-      const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = r_lo + 8 * h;
-        float v0 = d[4 * i + 2 * h], v1 = d[4 * i + 2 * h + 1];
-        if (a.bias != nullptr) {
-          v0 = __fadd_rn(v0, b0);
-          v1 = __fadd_rn(v1, b1);
-        }
-        const int chunk = 2 * i4 + (lane % 4) / 2;
-        *reinterpret_cast<float2*>(box + r * 128 + ((chunk ^ (r & 7)) * 16) + 8 * (lane % 2)) = make_float2(v0, v1);
-      }
-    }
-    fence_proxy_async_shared();  // this thread's writes, before the async proxy's read of the box
-    if (leader) bulk_wait_group_read_all();
-    named_barrier_sync(1 + c, 128);
-    if (leader) {
-      tma_store_2d(map_y, box, w.n0 + j * kStoreBoxColumns, w.m0 + c * 64);
-      bulk_commit_group();
-    }
-  }
-}
-
-// The same for a BF16 Y: per 64 columns (128 bytes of BF16, the widest box the 128-byte swizzle takes), the
-// warpgroup's 64 rows into one staging box of 64 x 64 BF16 (the size of an FP32 box). Each thread's column
-// pair is rounded once (__float2bfloat16_rn, after the bias, as the direct stores do) and written as 4 bytes
-// at its swizzled place; a warp's writes (8 rows x 16 bytes per column group) hit 32 different banks.
-// Measured on the H200 against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/): BF16 Y at
-// M >= 4096 1.10-1.21 -> 1.03-1.11x cuBLAS.
-template <int kRingW>
-__device__ __forceinline__ void store_staged_bf16(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
-                                                  const float (&d)[kRingW / 2], const Unit& w, int c, int warp,
-                                                  int lane, unsigned& stored) {
-  using namespace sm90;
-  constexpr int kBoxColumns = 64;
-  static_assert(64 * kBoxColumns * 2 == kStoreBoxBytes, "a BF16 box fills an FP32 box's staging space");
+  constexpr int kBoxColumns = kBf16 ? 64 : kStoreBoxColumns;
+  static_assert(64 * kBoxColumns * (kBf16 ? 2 : 4) == kStoreBoxBytes, "both outputs' boxes fill the same space");
   const bool leader = threadIdx.x % 128 == 0;
   const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
 #pragma unroll
@@ -359,8 +320,8 @@ __device__ __forceinline__ void store_staged_bf16(const KernelArgs& a, const CUt
     if (j * kBoxColumns >= w.width || w.n0 + j * kBoxColumns >= a.N) break;
     unsigned char* box = boxes + (stored++ % 2) * kStoreBoxBytes;
 #pragma unroll
-    for (int i8 = 0; i8 < kBoxColumns / 8; ++i8) {
-      const int i = j * (kBoxColumns / 8) + i8;
+    for (int g = 0; g < kBoxColumns / 8; ++g) {  // the box's groups of 8 columns
+      const int i = j * (kBoxColumns / 8) + g;
       const int col = w.n0 + 8 * i + 2 * (lane % 4);
       const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
       const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
@@ -372,9 +333,16 @@ __device__ __forceinline__ void store_staged_bf16(const KernelArgs& a, const CUt
           v0 = __fadd_rn(v0, b0);
           v1 = __fadd_rn(v1, b1);
         }
-        const std::uint32_t pair = static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v0))) |
-                                   (static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v1))) << 16);
-        *reinterpret_cast<std::uint32_t*>(box + r * 128 + ((i8 ^ (r & 7)) * 16) + 4 * (lane % 4)) = pair;
+        if constexpr (kBf16) {
+          const std::uint32_t pair =
+              static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v0))) |
+              (static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v1))) << 16);
+          *reinterpret_cast<std::uint32_t*>(box + r * 128 + ((g ^ (r & 7)) * 16) + 4 * (lane % 4)) = pair;
+        } else {
+          const int chunk = 2 * g + (lane % 4) / 2;
+          *reinterpret_cast<float2*>(box + r * 128 + ((chunk ^ (r & 7)) * 16) + 8 * (lane % 2)) =
+              make_float2(v0, v1);
+        }
       }
     }
     fence_proxy_async_shared();  // this thread's writes, before the async proxy's read of the box
@@ -517,9 +485,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     if constexpr (Ring<kRingW, kRowsA>::staged_stores) {
       if (a.staged_stores) {
         if (a.y_bf16 != nullptr)
-          store_staged_bf16<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+          store_staged<kRingW, true>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
         else
-          store_staged<kRingW>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+          store_staged<kRingW, false>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
         continue;
       }
     }
@@ -884,7 +852,7 @@ cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int row
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-// The BF16 output Y [rows, cols] as boxes of 64 x 64: the TMA stores of store_staged_bf16. TMA needs a
+// The BF16 output Y [rows, cols] as boxes of 64 x 64: the TMA stores of store_staged<., true>. TMA needs a
 // 16-byte aligned base and row stride (cols % 8 == 0); the caller checks.
 cudaError_t make_store_map_bf16(CUtensorMap* map, const std::uint16_t* y, int rows, int cols) {
   return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, y, rows, cols, 64, 64,
