@@ -611,7 +611,7 @@ const DxTileEntry kDxTiles[] = {
 // Also, for the outputs 32 wide (the seed's audio rows), blocks of one or two warps that spread the grid over
 // more SMs. The sweep of 2026-12-03 (reports/evidence/h200-c157493-fp32-latency-tiles/) timed thirteen: the
 // 32x32 tile with 4 x 4 chains per thread joined the tables (grids of >= 3 blocks per SM); the two left here
-// came closest to the table's choice (8x32 with 2 x 2 chains within 1% of it at 1024 x 32 x 5376, 2x16 with
+// came closest to the table's choice (8x32 with 2 x 2 chains within 1-2% of it at 1024 x 32 x 5376, 2x16 with
 // one chain per thread 7-15% slower at 64 rows); the others were slower on every row of the sweep.
 #define ORDO_CANDIDATES(TILE, TILE_W)                                                                       \
   TILE_W(128, 96, 8, 12, 8, 4, 4, 8), TILE_W(128, 64, 8, 8, 8, 4, 4, 8), TILE_W(64, 128, 8, 8, 8, 4, 4, 8), \
