@@ -17,7 +17,9 @@
 // thread (the narrow tile) need 41 clocks per token of shared-memory returns. With 4 x 4 chains the returns
 // drop to 20-32 clocks, and issue (about half an instruction per clock and scheduler, measured) becomes the
 // limit at about 38: the 32x64 and 64x32 tiles measured 10-12% faster than the narrow tile at 16384 tokens
-// (reports/evidence/h200-91d06eb-dw-tiles/).
+// (reports/evidence/h200-91d06eb-dw-tiles/). Measured alone (ordo_bench_issue), a lone 4 x 4 warp issues 0.73
+// instructions per clock and four per SM are bound by the shared-memory returns (30 clocks per step); blocks
+// of three such warps on more SMs measured no faster in this kernel (reports/evidence/h200-5e475d0-dw-loader/).
 //
 // Structure of a tile <BM, BN, TM, TN, BK, STAGES>
 //   * A block computes BM (n) x BN (k) outputs with (BM/TM) x (BN/TN) threads, tx = tid % (BN/TN) fastest;
@@ -82,71 +84,96 @@ struct DwTile {
   static_assert(STAGES >= 3, "slab s + 1 is resident while slab s is computed");
 };
 
-// The 16-byte copies of one thread, set up once: per operand a pointer at its column chunk of token row 0,
-// whether the chunk exists, and the first slab row of the thread. Slabs are issued in order, once each; a
-// copy past the last token zero-fills its bytes (they are never read as terms: the last slab runs only its
-// real steps). Gathered: the token rows of the next slab's copies are read while this slab's are issued.
+// The 16-byte copies of one thread, set up once. A thread's copies of one operand share one column chunk and
+// step through the slab's rows kGRowStep (kXRowStep) apart. Slabs are issued in order, once each; a copy past
+// the last token, or of a chunk outside N (K), zero-fills its bytes (they are never read as terms: the last
+// slab runs only its real steps).
+//   * Whether a copy exists is one compare: `left` counts the rows from the thread's first row of the next
+//     slab to the last token (0 for a chunk outside the operand), against the copy's row offset, an immediate.
+//   * In place, each copy's source is a pointer advanced by one slab of rows per slab. Gathered, the token rows
+//     of the next slab's copies are read (through the canonical order's index) while this slab's are issued.
+// Per copy that leaves a compare, an add and the copy. Computing each copy's row, bound and offset per slab had
+// the 64x32 tile's loader at about 90 instructions per 32-step slab (SASS), 3 per step more than its FMA loop's
+// 18, and a lone warp per scheduler issuing 21.4 instructions per step (ncu); in place this took the skinny dW
+// rows 4-7% faster (reports/evidence/h200-5e475d0-dw-loader/).
 template <class T, int BM, int BN, int BK, bool kGather>
 struct DwVecLoader {
   const float* g_col;
   const float* x_col;
-  const int* rows;
-  int ldg, ldx, R;
-  int g_r0, x_r0;         // first slab row of this thread's copies
-  int g_dst, x_dst;       // their place in a stage (row 0)
-  bool g_live, x_live;    // the column chunk is inside N (K)
+  int ldg, ldx;
+  int g_dst, x_dst;    // the place of this thread's first copies in a stage
+  int g_left, x_left;  // rows from this thread's first row of the next slab to the last token
   int slab = 0;
+  // In place: each copy's source in the next slab.
+  const float* g_src[kGather ? 1 : T::kGCopies];
+  const float* x_src[kGather ? 1 : T::kXCopies];
+  // Gathered: the index at this thread's first row of the next slab, and the token rows of its copies.
+  const int* g_index = nullptr;
+  const int* x_index = nullptr;
   int g_row[kGather ? T::kGCopies : 1];
   int x_row[kGather ? T::kXCopies : 1];
 
   __device__ __forceinline__ DwVecLoader(const DwArgs& a, int m0, int n0, int tid) {
     const int g_chunk = tid % T::kGChunks, x_chunk = tid % T::kXChunks;
-    g_r0 = tid / T::kGChunks;
-    x_r0 = tid / T::kXChunks;
-    g_live = m0 + 4 * g_chunk < a.N;  // N % 4 == 0 on this path: four columns in or out together
-    x_live = n0 + 4 * x_chunk < a.K;
+    const int g_r0 = tid / T::kGChunks, x_r0 = tid / T::kXChunks;
+    const bool g_live = m0 + 4 * g_chunk < a.N;  // N % 4 == 0 on this path: four columns in or out together
+    const bool x_live = n0 + 4 * x_chunk < a.K;
     g_col = a.g + (g_live ? m0 + 4 * g_chunk : 0);
     x_col = a.x + (x_live ? n0 + 4 * x_chunk : 0);
     g_dst = g_r0 * BM + 4 * g_chunk;
     x_dst = T::kGFloats + x_r0 * BN + 4 * x_chunk;
     ldg = a.N;
     ldx = a.K;
-    R = a.R;
-    rows = a.rows;
-    if constexpr (kGather) read_rows(0);
+    g_left = g_live ? a.R - g_r0 : 0;
+    x_left = x_live ? a.R - x_r0 : 0;
+    if constexpr (kGather) {
+      g_index = a.rows + g_r0;
+      x_index = a.rows + x_r0;
+      read_rows();
+    } else {
+#pragma unroll
+      for (int c = 0; c < T::kGCopies; ++c)
+        g_src[c] = g_col + static_cast<std::size_t>(g_r0 + c * T::kGRowStep) * static_cast<std::size_t>(ldg);
+#pragma unroll
+      for (int c = 0; c < T::kXCopies; ++c)
+        x_src[c] = x_col + static_cast<std::size_t>(x_r0 + c * T::kXRowStep) * static_cast<std::size_t>(ldx);
+    }
   }
-  __device__ __forceinline__ void read_rows(int s) {
-    const int base = s * BK;
+  __device__ __forceinline__ void read_rows() {
 #pragma unroll
-    for (int c = 0; c < T::kGCopies; ++c) {
-      const int r = base + g_r0 + c * T::kGRowStep;
-      g_row[c] = r < R ? __ldg(rows + r) : 0;
-    }
+    for (int c = 0; c < T::kGCopies; ++c) g_row[c] = c * T::kGRowStep < g_left ? __ldg(g_index + c * T::kGRowStep) : 0;
 #pragma unroll
-    for (int c = 0; c < T::kXCopies; ++c) {
-      const int r = base + x_r0 + c * T::kXRowStep;
-      x_row[c] = r < R ? __ldg(rows + r) : 0;
-    }
+    for (int c = 0; c < T::kXCopies; ++c) x_row[c] = c * T::kXRowStep < x_left ? __ldg(x_index + c * T::kXRowStep) : 0;
   }
   __device__ __forceinline__ void issue(float* ring, int stage) {
     float* base = ring + stage * T::kStageFloats;
-    const int first = slab * BK;
+    // A copy that does not exist reads nothing: its source (row 0, or past the operand in place) is never
+    // dereferenced.
 #pragma unroll
     for (int c = 0; c < T::kGCopies; ++c) {
-      const int r = first + g_r0 + c * T::kGRowStep;
-      const bool ok = g_live && r < R;
-      const int row = kGather ? g_row[c] : r;
-      cp_async16(base + g_dst + c * T::kGRowStep * BM, g_col + (ok ? static_cast<std::size_t>(row) * ldg : 0), ok);
+      const float* src = kGather ? g_col + static_cast<std::size_t>(g_row[c]) * ldg : g_src[kGather ? 0 : c];
+      cp_async16(base + g_dst + c * T::kGRowStep * BM, src, c * T::kGRowStep < g_left);
     }
 #pragma unroll
     for (int c = 0; c < T::kXCopies; ++c) {
-      const int r = first + x_r0 + c * T::kXRowStep;
-      const bool ok = x_live && r < R;
-      const int row = kGather ? x_row[c] : r;
-      cp_async16(base + x_dst + c * T::kXRowStep * BN, x_col + (ok ? static_cast<std::size_t>(row) * ldx : 0), ok);
+      const float* src = kGather ? x_col + static_cast<std::size_t>(x_row[c]) * ldx : x_src[kGather ? 0 : c];
+      cp_async16(base + x_dst + c * T::kXRowStep * BN, src, c * T::kXRowStep < x_left);
     }
+    g_left -= BK;
+    x_left -= BK;
     ++slab;
-    if constexpr (kGather) read_rows(slab);
+    if constexpr (kGather) {
+      g_index += BK;
+      x_index += BK;
+      read_rows();
+    } else {
+      const std::size_t g_slab = static_cast<std::size_t>(BK) * static_cast<std::size_t>(ldg);
+      const std::size_t x_slab = static_cast<std::size_t>(BK) * static_cast<std::size_t>(ldx);
+#pragma unroll
+      for (int c = 0; c < T::kGCopies; ++c) g_src[c] += g_slab;
+#pragma unroll
+      for (int c = 0; c < T::kXCopies; ++c) x_src[c] += x_slab;
+    }
   }
 };
 

@@ -11,7 +11,9 @@
 //   * issue: a warp issues TM x TN FMAs, about (TM + TN) / 4 loads and one more instruction per step, and the
 //     compiled loops sustained about half an instruction per clock and scheduler (kIssuePerClock) whatever the
 //     tile (one warp per scheduler or several): 16-chain threads alone on their scheduler took 36-41 clocks
-//     for 19 instructions, the 128x128 tile reaches 54-66% of the FMA peak;
+//     for 19 instructions, the 128x128 tile reaches 54-66% of the FMA peak. Measured without global memory
+//     (bench/issue_rate.cu), the loop of a lone 4 x 4 warp issues 0.73 per clock, and from two such warps per
+//     block the SM's shared-memory returns (34-38 registers per clock) bind; the fitted constants stand;
 //   * latency: a chain's FMA waits 4.14 clocks for the one before (bench/physical_floors.cu), a little more
 //     in a real loop.
 // When the grid fits on the GPU at once, its most loaded SM sets the time (the ceiling of blocks per SM); with
