@@ -41,7 +41,8 @@ __device__ __forceinline__ void read_vector(float (&v)[TV], const float* p) {
 }
 
 // kAhead > 0: the operands of step r + kAhead are read while step r's FMAs run (a register ring of kAhead + 1
-// steps, refilled from the start of each slab); kAhead == 0 leaves the schedule to the compiler.
+// steps, refilled from the start of each slab); kAhead == 0 leaves the schedule to the compiler; kAhead == -1
+// too, with the FMAs of every other row in reverse (snake order).
 template <int BM, int BN, int TM, int TN, bool kBarrier, int kAhead = 0>
 __global__ void outer_loop_kernel(int slabs, float* out, long long* cycles) {
   constexpr int kStage = kBK * (BM + BN);
@@ -61,7 +62,7 @@ __global__ void outer_loop_kernel(int slabs, float* out, long long* cycles) {
     if constexpr (kBarrier) __syncthreads();
     const float* gs = ring + (s % kStages) * kStage + ty * TM;
     const float* xs = ring + (s % kStages) * kStage + BM * kBK + tx * TN;
-    if constexpr (kAhead == 0) {
+    if constexpr (kAhead <= 0) {
 #pragma unroll
       for (int r = 0; r < kBK; ++r) {
         float gv[TM], xv[TN];
@@ -70,7 +71,11 @@ __global__ void outer_loop_kernel(int slabs, float* out, long long* cycles) {
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = __fmaf_rn(gv[i], xv[j], acc[i][j]);
+          for (int jj = 0; jj < TN; ++jj) {
+            // kAhead == -1: every other row backwards (snake order), so that consecutive FMAs share an operand
+            const int j = kAhead < 0 && i % 2 == 1 ? TN - 1 - jj : jj;
+            acc[i][j] = __fmaf_rn(gv[i], xv[j], acc[i][j]);
+          }
       }
     } else {
       float gv[kAhead + 1][TM], xv[kAhead + 1][TN];
@@ -225,6 +230,9 @@ int main(int argc, char** argv) {
   rows.push_back(run_outer<64, 32, 4, 2, true, 2>("64x32 t4x2 ahead 2", sms, out, cyc));
   rows.push_back(run_outer<32, 32, 8, 4, true, 2>("32x32 t8x4 ahead 2", sms, out, cyc));
   rows.push_back(run_outer<64, 32, 8, 4, true, 2>("64x32 t8x4 ahead 2", sms, out, cyc));
+  rows.push_back(run_outer<16, 32, 4, 4, true, -1>("16x32 t4x4 snake", sms, out, cyc));
+  rows.push_back(run_outer<48, 32, 4, 4, true, -1>("48x32 t4x4 snake", sms, out, cyc));
+  rows.push_back(run_outer<64, 32, 4, 4, true, -1>("64x32 t4x4 snake", sms, out, cyc));
   std::printf("%-24s %8s %12s %14s %14s\n", "loop", "threads", "warps/sched", "clk/step", "FMA/clk/sched");
   for (const Row& r : rows) {
     const double warps_per_sched = r.threads / 32.0 / 4.0;
