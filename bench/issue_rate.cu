@@ -17,7 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/outer_product_step.cuh"
+
 namespace {
+
+using ordo::kernels::detail::outer_product_step;
+using ordo::kernels::detail::read_vector;
 
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
@@ -26,19 +31,6 @@ void check(cudaError_t e, const char* what) {
 }
 
 constexpr int kBK = 32, kStages = 2;
-
-template <int TV>
-__device__ __forceinline__ void read_vector(float (&v)[TV], const float* p) {
-  if constexpr (TV == 4) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-  } else if constexpr (TV == 2) {
-    const float2 q = *reinterpret_cast<const float2*>(p);
-    v[0] = q.x, v[1] = q.y;
-  } else {
-    v[0] = p[0];
-  }
-}
 
 // kAhead > 0: the operands of step r + kAhead are read while step r's FMAs run (a register ring of kAhead + 1
 // steps, refilled from the start of each slab); kAhead == 0 leaves the schedule to the compiler; kAhead == -1
@@ -62,7 +54,13 @@ __global__ void outer_loop_kernel(int slabs, float* out, long long* cycles) {
     if constexpr (kBarrier) __syncthreads();
     const float* gs = ring + (s % kStages) * kStage + ty * TM;
     const float* xs = ring + (s % kStages) * kStage + BM * kBK + tx * TN;
-    if constexpr (kAhead <= 0) {
+    if constexpr (kAhead == 0) {  // the dW tiles' step
+#pragma unroll
+      for (int r = 0; r < kBK; ++r) {
+        float gv[TM];
+        outer_product_step<TM, TN>(acc, gv, gs + r * BM, xs + r * BN);
+      }
+    } else if constexpr (kAhead < 0) {
 #pragma unroll
       for (int r = 0; r < kBK; ++r) {
         float gv[TM], xv[TN];
@@ -72,8 +70,8 @@ __global__ void outer_loop_kernel(int slabs, float* out, long long* cycles) {
         for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int jj = 0; jj < TN; ++jj) {
-            // kAhead == -1: every other row backwards (snake order), so that consecutive FMAs share an operand
-            const int j = kAhead < 0 && i % 2 == 1 ? TN - 1 - jj : jj;
+            // every other row backwards (snake order), so that consecutive FMAs share an operand
+            const int j = i % 2 == 1 ? TN - 1 - jj : jj;
             acc[i][j] = __fmaf_rn(gv[i], xv[j], acc[i][j]);
           }
       }

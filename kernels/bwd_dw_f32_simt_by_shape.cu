@@ -46,6 +46,7 @@
 #include "kernels/by_shape_cost.h"
 #include "kernels/bwd_narrow.h"
 #include "kernels/cp_async.cuh"
+#include "kernels/outer_product_step.cuh"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -200,19 +201,6 @@ __device__ __forceinline__ void dw_load_scalar(const DwArgs& a, float* ring, int
   }
 }
 
-template <int TV>
-__device__ __forceinline__ void read_vector(float (&v)[TV], const float* p) {
-  if constexpr (TV == 4) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-  } else if constexpr (TV == 2) {
-    const float2 q = *reinterpret_cast<const float2*>(p);
-    v[0] = q.x, v[1] = q.y;
-  } else {
-    v[0] = p[0];
-  }
-}
-
 // Steps [0, steps) of one staged slab, ascending, for every chain of this thread (and its db chain, kDb).
 template <int BM, int BN, int TM, int TN, int BK, bool kFull, bool kDb>
 __device__ __forceinline__ void dw_compute_slab(float (&acc)[TM][TN], float& dacc, bool db_lane, int db_e,
@@ -220,13 +208,8 @@ __device__ __forceinline__ void dw_compute_slab(float (&acc)[TM][TN], float& dac
 #pragma unroll
   for (int r = 0; r < BK; ++r) {
     if (!kFull && r >= steps) break;
-    float gv[TM], xv[TN];
-    read_vector<TM>(gv, gs + r * BM);
-    read_vector<TN>(xv, xs + r * BN);
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) acc[i][j] = __fmaf_rn(gv[i], xv[j], acc[i][j]);
+    float gv[TM];
+    outer_product_step<TM, TN>(acc, gv, gs + r * BM, xs + r * BN);
     if constexpr (kDb) {
       float v = gv[0];
 #pragma unroll
