@@ -95,8 +95,8 @@ struct DwTile {
 //     of the next slab's copies are read (through the canonical order's index) while this slab's are issued.
 // Per copy that leaves a compare, an add and the copy. Computing each copy's row, bound and offset per slab had
 // the 64x32 tile's loader at about 90 instructions per 32-step slab (SASS), 3 per step more than its FMA loop's
-// 18, and a lone warp per scheduler issuing 21.4 instructions per step (ncu); in place this took the skinny dW
-// rows 4-7% faster (reports/evidence/h200-5e475d0-dw-loader/).
+// 18, and a lone warp per scheduler issuing 21.4 instructions per step (ncu); this took the skinny dW rows 3-8%
+// faster, in place and gathered (reports/evidence/h200-5e475d0-dw-loader/).
 template <class T, int BM, int BN, int BK, bool kGather>
 struct DwVecLoader {
   const float* g_col;
