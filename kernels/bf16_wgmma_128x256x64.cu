@@ -105,11 +105,18 @@ struct Ring {
                 "the general ring or one unit width's ring");
   static_assert(kRowsA == kBM || (kRowsA == 64 && (kRingW == 64 || kRingW == 128 || kRingW == 48)),
                 "64-row A tiles only in the small-M kernels");
-  static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : kRingW == 48 ? 15 : 9)
+  // k sub-tiles of kBK per stage: two in the forward's 48-column small-M kernel. Its loop was bound by the
+  // latency of each stage's hand-over, not by the tensor core: per 64-deep stage about 130 clocks of barrier
+  // wait, 120 of issue and 130 of release in the consumer warp, against 112 clocks of wgmma (clock64 phases on
+  // the H200, docs/bf16-wgmma.md). Stages of 128 feed each hand-over twice the depth (64 x 5376 x 4096:
+  // 1.58 -> 1.17-1.19x cuBLAS); stages of 256 (four of them) measured slower again (1.33x).
+  static constexpr int k_sub = kRowsA == 64 && kRingW == 48 ? 2 : 1;
+  static constexpr int stage_k = kBK * k_sub;  // the reduction depth of a stage
+  static constexpr int stage_bytes = (kRowsA + kRingW) * stage_k * 2;
+  static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : kRingW == 48 ? 8 : 9)
                                 : kRingW == 256 ? 4
                                 : kRingW == 64  ? 8
                                                 : 6;
-  static constexpr int stage_bytes = (kRowsA + kRingW) * kBK * 2;
   static constexpr bool staged_stores = kRingW == kBN && kRowsA == kBM;
   static constexpr int staging_bytes = staged_stores ? kStagingBytes : 0;
   // + the staging boxes + barriers + alignment slack
@@ -261,17 +268,24 @@ __device__ __forceinline__ void issue_step(float (&d)[kRegs], std::uint64_t desc
     sm90::wgmma_m64n64k16_bf16<kTransA, kTransB>(*reinterpret_cast<float(*)[kBN / 8]>(&d[0]), a, b, scale_d);
 }
 
-template <int kWidth, Ops kOps, int kRegs>
+// One stage of kSub k sub-tiles of kBK (kSub > 1: K-major operands only, sub-tile j of A and B at j * sub_x
+// and j * sub_w 16-byte units past sub-tile 0): its `steps` k16 steps in ascending k, one chain.
+template <int kWidth, Ops kOps, int kSub = 1, int kRegs>
 __device__ __forceinline__ void issue_k_tile(float (&d)[kRegs], std::uint64_t desc_x, std::uint64_t desc_w, int steps,
-                                             int first_scale_d) {
-  if (steps == kBK / 16) {
+                                             int first_scale_d, std::uint32_t sub_x = 0, std::uint32_t sub_w = 0) {
+  static_assert(kSub == 1 || (!kAMMajor<kOps> && !kBNMajor<kOps>), "k sub-tiles of K-major operands only");
+  constexpr int kTileSteps = kBK / 16, kSteps = kSub * kTileSteps;
+  if (steps == kSteps) {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk)
-      issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int i = 0; i < kSteps; ++i)
+      issue_step<kWidth, kOps, kRegs>(d, desc_x + (i / kTileSteps) * sub_x, desc_w + (i / kTileSteps) * sub_w,
+                                      i % kTileSteps, i == 0 ? first_scale_d : 1);
   } else {
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16 - 1; ++kk)
-      if (kk < steps) issue_step<kWidth, kOps, kRegs>(d, desc_x, desc_w, kk, kk == 0 ? first_scale_d : 1);
+    for (int i = 0; i < kSteps - 1; ++i)
+      if (i < steps)
+        issue_step<kWidth, kOps, kRegs>(d, desc_x + (i / kTileSteps) * sub_x, desc_w + (i / kTileSteps) * sub_w,
+                                        i % kTileSteps, i == 0 ? first_scale_d : 1);
   }
 }
 #endif
@@ -372,6 +386,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
   const int row_part = kSplit == 1 ? c : 0, col_part = kSplit == 1 ? 0 : c;
   const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
+  constexpr int kSub = Ring<kRingW, kRowsA>::k_sub, kStageK = Ring<kRingW, kRowsA>::stage_k;
+  static_assert(kSub == 1 || (kSplit == 1 && !kProbe && kRingW != kBN), "k sub-tiles: one consumer, one unit width");
   int it = 0;
   unsigned stored = 0;  // the staged stores' boxes so far (store_staged)
   const unsigned units = cluster_units<kCluster, kRowsA>(a);
@@ -433,20 +449,20 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       // The gather's copies went through the generic proxy and were published without a fence (its
       // producers do not wait for them): order them before this thread's wgmma reads.
       if constexpr (kGathered<kOps>) fence_proxy_async_shared();
-      const int steps = min(kBK / 16, (a.K - kt * kBK + 15) / 16);
+      const int steps = min(kStageK / 16, (a.K - kt * kStageK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
-          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kBK + row_part * 64 * kBK, kNMajorBoxBytes)
-                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kBK + row_part * 64 * kBK);
+          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK, kNMajorBoxBytes)
+                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK);
       // A consumer's columns of B: kW K-major rows, or kW / 64 N-major boxes; kW x kBK elements either way
       // (with kSplit = 2, a 1024-byte multiple: whole swizzle atoms).
-      const std::uint16_t* w_part = w_tiles + s * kRingW * kBK + col_part * kW * kBK;
+      const std::uint16_t* w_part = w_tiles + s * kRingW * kStageK + col_part * kW * kBK;
       const std::uint64_t desc_w =
           kBNMajor<kOps> ? smem_desc_n_major_sw128(w_part, kNMajorBoxBytes) : smem_desc_k_major_sw128(w_part);
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if constexpr (kRingW != kBN) {  // every unit of this kernel is kRingW wide
-        issue_k_tile<kW, kOps>(d, desc_x, desc_w, steps, first_scale_d);
+        issue_k_tile<kW, kOps, kSub>(d, desc_x, desc_w, steps, first_scale_d, kRowsA * kBK * 2 / 16, kRingW * kBK * 2 / 16);
       } else {
         if (kProbe && w.width == kQuarterBN / 2)  // the probe's n32 form
           issue_k_tile<kProbe ? kQuarterBN / 2 : kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);
@@ -701,11 +717,12 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
   auto* x_tiles = reinterpret_cast<std::uint16_t*>(smem);
-  auto* w_tiles = x_tiles + kRingStages * kRowsA * kBK;
-  auto* staging = reinterpret_cast<unsigned char*>(w_tiles + kRingStages * kRingW * kBK);  // 1024-byte aligned
+  constexpr int kSub = Ring<kRingW, kRowsA>::k_sub, kStageK = Ring<kRingW, kRowsA>::stage_k;
+  auto* w_tiles = x_tiles + kRingStages * kRowsA * kStageK;
+  auto* staging = reinterpret_cast<unsigned char*>(w_tiles + kRingStages * kRingW * kStageK);  // 1024-byte aligned
   auto* full = reinterpret_cast<std::uint64_t*>(staging + Ring<kRingW, kRowsA>::staging_bytes);
   auto* empty = full + kRingStages;
-  const int k_tiles = (a.K + kBK - 1) / kBK;
+  const int k_tiles = (a.K + kStageK - 1) / kStageK;  // stages of the reduction per unit
   // Warp-uniform as far as the compiler can tell (a shuffle from lane 0): without it, ptxas treats the
   // consumer branch as divergent and serialises every wgmma (warning C7520).
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0);
@@ -740,6 +757,8 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
       const bool hints = kOps == Ops::forward && kRowsA == 64 && kRingW == kHalfBN && a.cache_hints;
       const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
       const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
+      static_assert(kSub == 1 || (kSharesA && !kAMMajor<kOps> && !kBNMajor<kOps>),
+                    "k sub-tiles: the small-M kernel's K-major A multicast and B");
       int it = 0;
       const unsigned units = cluster_units<kCluster, kRowsA>(a);
       for (unsigned u = cluster; u < units; u += clusters) {
@@ -754,7 +773,9 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % kRingStages;
           if (it >= kRingStages) mbarrier_wait(&empty[s], static_cast<std::uint32_t>((it / kRingStages - 1) & 1));
-          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(a_bytes + w_bytes));
+          // The stage's k sub-tiles that hold any of the reduction (kSub > 1: none wholly past K is loaded).
+          const int subs = kSub == 1 ? 1 : min(kSub, (a.K - kt * kStageK + kBK - 1) / kBK);
+          mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>((a_bytes + w_bytes) * subs));
           if constexpr (kAMMajor<kOps>) {
 #pragma unroll 1
             for (int j = 0; j < a_boxes; ++j)
@@ -762,13 +783,17 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
                           w.m0 + j * kNMajorBoxColumns, kt * kBK);
           } else if constexpr (kSharesA) {  // map_x has boxes of kRowsA / kCluster rows
             constexpr int kSlice = kRowsA / kCluster;
-            void* dst = x_tiles + s * kRowsA * kBK + rank * kSlice * kBK;
             const int row = w.m0 + static_cast<int>(rank) * kSlice;
             const auto mask = static_cast<std::uint16_t>((1u << kCluster) - 1);
-            if (hints)
-              tma_load_2d_multicast_hint(dst, &map_x, &full[s], kt * kBK, row, mask, policy_a);
-            else
-              tma_load_2d_multicast(dst, &map_x, &full[s], kt * kBK, row, mask);
+#pragma unroll
+            for (int j = 0; j < kSub; ++j) {
+              if (j >= subs) break;
+              void* dst = x_tiles + s * kRowsA * kStageK + j * kRowsA * kBK + rank * kSlice * kBK;
+              if (hints)
+                tma_load_2d_multicast_hint(dst, &map_x, &full[s], kt * kStageK + j * kBK, row, mask, policy_a);
+              else
+                tma_load_2d_multicast(dst, &map_x, &full[s], kt * kStageK + j * kBK, row, mask);
+            }
           } else if (hints) {
             tma_load_2d_hint(x_tiles + s * kRowsA * kBK, &map_x, &full[s], kt * kBK, w.m0, policy_a);
           } else {
@@ -790,7 +815,12 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
           } else if (hints) {
             tma_load_2d_hint(w_tiles + s * kRingW * kBK, map, &full[s], kt * kBK, w.n0, policy_w);
           } else {
-            tma_load_2d(w_tiles + s * kRingW * kBK, map, &full[s], kt * kBK, w.n0);
+#pragma unroll
+            for (int j = 0; j < kSub; ++j) {
+              if (j >= subs) break;
+              tma_load_2d(w_tiles + s * kRingW * kStageK + j * kRingW * kBK, map, &full[s], kt * kStageK + j * kBK,
+                          w.n0);
+            }
           }
         }
       }
