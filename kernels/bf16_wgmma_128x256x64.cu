@@ -109,7 +109,7 @@ struct Ring {
   // latency of each stage's hand-over, not by the tensor core: per 64-deep stage about 130 clocks of barrier
   // wait, 120 of issue and 130 of release in the consumer warp, against 112 clocks of wgmma (clock64 phases on
   // the H200, docs/bf16-wgmma.md). Stages of 128 feed each hand-over twice the depth (64 x 5376 x 4096:
-  // 1.58 -> 1.17-1.19x cuBLAS); stages of 256 (four of them) measured slower again (1.33x).
+  // 23.5 -> 17.4 us, 1.17-1.32x cuBLAS); stages of 192 and 256 (five and four of them) measured slower again.
   static constexpr int k_sub = kRowsA == 64 && kRingW == 48 ? 2 : 1;
   static constexpr int stage_k = kBK * k_sub;  // the reduction depth of a stage
   static constexpr int stage_bytes = (kRowsA + kRingW) * stage_k * 2;
