@@ -452,8 +452,9 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const int steps = min(kStageK / 16, (a.K - kt * kStageK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
       const std::uint64_t desc_x =
-          kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK, kNMajorBoxBytes)
-                         : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK);
+          kAMMajor<kOps>
+              ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK, kNMajorBoxBytes)
+              : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK);
       // A consumer's columns of B: kW K-major rows, or kW / 64 N-major boxes; kW x kBK elements either way
       // (with kSplit = 2, a 1024-byte multiple: whole swizzle atoms).
       const std::uint16_t* w_part = w_tiles + s * kRingW * kStageK + col_part * kW * kBK;
@@ -462,7 +463,8 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if constexpr (kRingW != kBN) {  // every unit of this kernel is kRingW wide
-        issue_k_tile<kW, kOps, kSub>(d, desc_x, desc_w, steps, first_scale_d, kRowsA * kBK * 2 / 16, kRingW * kBK * 2 / 16);
+        issue_k_tile<kW, kOps, kSub>(d, desc_x, desc_w, steps, first_scale_d, kRowsA * kBK * 2 / 16,
+                                     kRingW * kBK * 2 / 16);
       } else {
         if (kProbe && w.width == kQuarterBN / 2)  // the probe's n32 form
           issue_k_tile<kProbe ? kQuarterBN / 2 : kBN, kOps>(d, desc_x, desc_w, steps, first_scale_d);

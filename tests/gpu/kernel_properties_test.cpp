@@ -128,8 +128,9 @@ int sm_count_of_device0() {
 // consumer warpgroups per block on the column halves of each unit (m64n64k16). Measurement switches run the
 // quarters with two consumers (m64n32k16: ORDO_WGMMA_SMALL_M_WIDTH=64) and every small-M kernel with one
 // (ORDO_WGMMA_SMALL_M_CONSUMERS=1). All three settings, on random shapes of either kind (units cut by N, units
-// wholly past N, the second consumer's columns past N, reductions across the rings of 8 (stages of 128), 13 and 9 stages with
-// a tail), every value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit for bit.
+// wholly past N, the second consumer's columns past N, reductions across the rings of 8 stages 128 deep, 13 and
+// 9 stages with a tail), every value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit
+// for bit.
 TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
   const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
   if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
