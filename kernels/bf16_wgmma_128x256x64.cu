@@ -83,8 +83,8 @@ constexpr int kSmallMClusterFor = kRingW == kSmallMUnit48 ? 4 : kBN / kRingW;
 //     8 stages of 24 KB. At one 64-column unit per SM the speed is what a block keeps in flight (the
 //     consumers hold two stages, the rest are loads in flight), so twice the stages keep twice the bytes
 //     in flight;
-//   * kRingW = 168, the forward's 128x168 units (wgmma_forward_unit_width: M = 1024, N = 5376): 6 stages
-//     of 37 KB;
+//   * kRingW = 168, the forward's 128x168 units (wgmma_forward_unit_width: M = 1024, N = 5376): 5 stages
+//     of 37 KB and 28 KB of staging boxes (see StoreBox);
 //   * kRingW = 64 with kRowsA = 64, the small-M kernel (M <= 64, all quarters): 13 stages of 16 KB, in
 //     clusters of kSmallMCluster blocks sharing the A tile. cuBLAS runs M = 64, N = K = 5376 with the same
 //     grid (84 tiles of 64x64 on 132 SMs, no split-K), 13 stages and clusters of 4 (its kernel
@@ -94,11 +94,29 @@ constexpr int kSmallMClusterFor = kRingW == kSmallMUnit48 ? 4 : kBN / kRingW;
 //     stages of 24 KB, in clusters of two blocks sharing the A tile (the general kernel runs these grids
 //     with half of its A tile and ring past M).
 //
-// The general kernel also holds the staging boxes of its stores (kStagingBytes, see store_staged): per
-// consumer two boxes of 64 rows x 32 FP32 columns, 32 KB in all, which fit beside its 192 KB ring.
-constexpr int kStoreBoxColumns = 32;  // 128 bytes of FP32, the widest box the 128-byte swizzle takes
-constexpr int kStoreBoxBytes = 64 * kStoreBoxColumns * 4;
-constexpr int kStagingBytes = kConsumers * 2 * kStoreBoxBytes;
+// The general kernel and the 168 kernel also hold the staging boxes of their stores (store_staged): per
+// consumer two boxes of 64 rows, which the consumer fills while TMA stores the other (StoreBox).
+// - The general kernel: boxes of 32 FP32 or 64 BF16 columns (128-byte rows, the widest the 128-byte swizzle
+//   takes), 8 KB each, 32 KB in all beside its 192 KB ring.
+// - The 168 kernel: boxes of 24 FP32 or 56 BF16 columns (168 = 7 x 24 = 3 x 56), unswizzled rows of 96 or 112
+//   bytes, in slots of 7 KB, 28 KB in all beside its 185 KB ring (five stages: six left no room).
+//   A warp's writes of one column group (8 rows) are then conflict-free: rows of 96 bytes start 24 words
+//   apart, so rows r and r + 4 share banks and a warp's 256 bytes of FP32 take the least two wavefronts; rows
+//   of 112 bytes start 28 words apart, so its 128 bytes of BF16 take one.
+template <int kRingW, bool kBf16>
+struct StoreBox {
+  static constexpr bool swizzled = kRingW != kBN168;
+  static constexpr int columns = kRingW != kBN168 ? (kBf16 ? 64 : 32) : (kBf16 ? 56 : 24);
+  static constexpr int row_bytes = columns * (kBf16 ? 2 : 4);
+  static constexpr int bytes = 64 * row_bytes;
+};
+template <int kRingW>
+constexpr int kStoreSlotBytes = kRingW != kBN168 ? 8192 : 7168;  // one box of either output
+static_assert(StoreBox<kBN, false>::bytes == kStoreSlotBytes<kBN> && StoreBox<kBN, true>::bytes == kStoreSlotBytes<kBN> &&
+                  StoreBox<kBN168, false>::bytes <= kStoreSlotBytes<kBN168> &&
+                  StoreBox<kBN168, true>::bytes == kStoreSlotBytes<kBN168> && kStoreSlotBytes<kBN168> % 1024 == 0 &&
+                  kBN168 % StoreBox<kBN168, false>::columns == 0 && kBN168 % StoreBox<kBN168, true>::columns == 0,
+              "whole boxes per 168-column unit, each in its slot; slots keep the 1024-byte alignment");
 template <int kRingW, int kRowsA = kBM>
 struct Ring {
   static_assert(kRingW == 256 || kRingW == 64 || kRingW == 168 || ((kRingW == 128 || kRingW == 48) && kRowsA == 64),
@@ -116,9 +134,9 @@ struct Ring {
   static constexpr int stages = kRowsA == 64 ? (kRingW == 64 ? 13 : kRingW == 48 ? 8 : 9)
                                 : kRingW == 256 ? 4
                                 : kRingW == 64  ? 8
-                                                : 6;
-  static constexpr bool staged_stores = kRingW == kBN && kRowsA == kBM;
-  static constexpr int staging_bytes = staged_stores ? kStagingBytes : 0;
+                                                : 5;
+  static constexpr bool staged_stores = (kRingW == kBN || kRingW == 168) && kRowsA == kBM;
+  static constexpr int staging_bytes = staged_stores ? kConsumers * 2 * kStoreSlotBytes<kRingW> : 0;
   // + the staging boxes + barriers + alignment slack
   static constexpr int smem_bytes = stages * stage_bytes + staging_bytes + 2 * stages * 8 + 1024;
 };
@@ -305,40 +323,42 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
   }
 }
 
-// Consumer warpgroup c's stores of one unit through shared memory (the general kernel): per box of columns,
-// its 64 rows into one of its two staging boxes, laid out as TMA's 128-byte swizzle reads them (16-byte chunk
-// q of row r at chunk q ^ (r % 8)), then one TMA store of the box, which writes only the elements inside Y.
-// The warpgroup goes on to the next unit's chains while the stores drain, where per-thread stores of the
-// 128 KB of a 128x256 tile kept both consumers (and the tensor cores) from the next unit. Boxes wholly past N
-// are not stored. The two boxes alternate over all of the warpgroup's stores (`stored` counts them, across
-// units): before the barrier that publishes one, the leader waits until every earlier store has read its box,
-// so that after the barrier the warpgroup may write the other.
-// - FP32 Y: boxes of 64 x 32 (128 bytes of FP32, the widest box the 128-byte swizzle takes). A warp's float2
-//   writes (8 rows x 32 bytes) take two shared-memory wavefronts, the least for 256 bytes.
-// - BF16 Y (kBf16): boxes of 64 x 64 BF16, the same 8 KB. Each thread's column pair is rounded once
-//   (__float2bfloat16_rn, after the bias, as the direct stores do) and written as 4 bytes at its swizzled
-//   place; a warp's writes (8 rows x 16 bytes per column group) hit 32 different banks. Measured on the H200
-//   against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/): BF16 Y at M >= 4096
-//   1.10-1.21 -> 1.03-1.11x cuBLAS.
+// Consumer warpgroup c's stores of one unit through shared memory (the general and 168 kernels): per box of
+// columns (StoreBox), its 64 rows into one of its two staging boxes, laid out as TMA reads them, then one TMA
+// store of the box, which writes only the elements inside Y. The warpgroup goes on to the next unit's chains
+// while the stores drain, where per-thread stores of the 128 KB of a 128x256 tile kept both consumers (and the
+// tensor cores) from the next unit. Boxes wholly past N are not stored. The two boxes alternate over all of
+// the warpgroup's stores (`stored` counts them, across units): before the barrier that publishes one, the
+// leader waits until every earlier store has read its box, so that after the barrier the warpgroup may write
+// the other.
+// - Swizzled boxes (the general kernel) have 128-byte rows, 16-byte chunk q of row r at chunk q ^ (r % 8), as
+//   TMA's 128-byte swizzle reads them; the 168 kernel's boxes have plain rows of StoreBox::row_bytes.
+// - FP32 Y: each thread's column pair is written as 8 bytes; a warp's writes (8 rows x 32 bytes) take two
+//   shared-memory wavefronts, the least for 256 bytes.
+// - BF16 Y: each thread's column pair is rounded once (__float2bfloat16_rn, after the bias, as the direct
+//   stores do) and written as 4 bytes; a warp's writes (8 rows x 16 bytes per column group) hit 32 different
+//   banks. Measured on the H200 against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/):
+//   BF16 Y at M >= 4096 1.10-1.21 -> 1.03-1.11x cuBLAS.
 template <int kRingW, bool kBf16>
 __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
                                              const float (&d)[kRingW / 2], const Unit& w, int c, int warp, int lane,
                                              unsigned& stored) {
   using namespace sm90;
-  constexpr int kBoxColumns = kBf16 ? 64 : kStoreBoxColumns;
-  static_assert(64 * kBoxColumns * (kBf16 ? 2 : 4) == kStoreBoxBytes, "both outputs' boxes fill the same space");
+  using Box = StoreBox<kRingW, kBf16>;
+  constexpr int kBoxColumns = Box::columns, kElementBytes = kBf16 ? 2 : 4;
   const bool leader = threadIdx.x % 128 == 0;
   const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
 #pragma unroll
   for (int j = 0; j < kRingW / kBoxColumns; ++j) {
     if (j * kBoxColumns >= w.width || w.n0 + j * kBoxColumns >= a.N) break;
-    unsigned char* box = boxes + (stored++ % 2) * kStoreBoxBytes;
+    unsigned char* box = boxes + (stored++ % 2) * kStoreSlotBytes<kRingW>;
 #pragma unroll
     for (int g = 0; g < kBoxColumns / 8; ++g) {  // the box's groups of 8 columns
       const int i = j * (kBoxColumns / 8) + g;
       const int col = w.n0 + 8 * i + 2 * (lane % 4);
       const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
       const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
+      const int byte_in_row = (8 * g + 2 * (lane % 4)) * kElementBytes;  // this thread's pair in the box's row
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = r_lo + 8 * h;
@@ -347,15 +367,14 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
           v0 = __fadd_rn(v0, b0);
           v1 = __fadd_rn(v1, b1);
         }
+        const int at = Box::swizzled ? r * 128 + (((byte_in_row / 16) ^ (r & 7)) * 16) + byte_in_row % 16
+                                     : r * Box::row_bytes + byte_in_row;
         if constexpr (kBf16) {
-          const std::uint32_t pair =
+          *reinterpret_cast<std::uint32_t*>(box + at) =
               static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v0))) |
               (static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v1))) << 16);
-          *reinterpret_cast<std::uint32_t*>(box + r * 128 + ((g ^ (r & 7)) * 16) + 4 * (lane % 4)) = pair;
         } else {
-          const int chunk = 2 * g + (lane % 4) / 2;
-          *reinterpret_cast<float2*>(box + r * 128 + ((chunk ^ (r & 7)) * 16) + 8 * (lane % 2)) =
-              make_float2(v0, v1);
+          *reinterpret_cast<float2*>(box + at) = make_float2(v0, v1);
         }
       }
     }
@@ -503,9 +522,11 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     if constexpr (Ring<kRingW, kRowsA>::staged_stores) {
       if (a.staged_stores) {
         if (a.y_bf16 != nullptr)
-          store_staged<kRingW, true>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+          store_staged<kRingW, true>(a, map_y, staging + c * 2 * kStoreSlotBytes<kRingW>, d, w, c, warp, lane,
+                                     stored);
         else
-          store_staged<kRingW, false>(a, map_y, staging + c * 2 * kStoreBoxBytes, d, w, c, warp, lane, stored);
+          store_staged<kRingW, false>(a, map_y, staging + c * 2 * kStoreSlotBytes<kRingW>, d, w, c, warp, lane,
+                                      stored);
         continue;
       }
     }
@@ -862,9 +883,10 @@ bool env_is(const char* name, const char* value) {
 }
 
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
-// 128-byte swizzled; loads fill elements outside it with zeros, stores skip them.
+// 128-byte swizzled (or as `swizzle` says); loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
-                                int rows, int cols, int box_cols, int box_rows, CUtensorMapL2promotion promotion) {
+                                int rows, int cols, int box_cols, int box_rows, CUtensorMapL2promotion promotion,
+                                CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
@@ -872,7 +894,7 @@ cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r = encode(map, dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
@@ -884,18 +906,15 @@ cudaError_t encode_bf16_map(CUtensorMap* map, const std::uint16_t* base, int row
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-// The BF16 output Y [rows, cols] as boxes of 64 x 64: the TMA stores of store_staged<., true>. TMA needs a
-// 16-byte aligned base and row stride (cols % 8 == 0); the caller checks.
-cudaError_t make_store_map_bf16(CUtensorMap* map, const std::uint16_t* y, int rows, int cols) {
-  return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, y, rows, cols, 64, 64,
-                             CU_TENSOR_MAP_L2_PROMOTION_NONE);
-}
-
-// The FP32 output Y [rows, cols] as boxes of kStoreBoxColumns x 64 rows: the TMA stores of store_staged.
-// TMA needs a 16-byte aligned base and row stride (cols % 4 == 0); the caller checks.
-cudaError_t make_store_map(CUtensorMap* map, const float* y, int rows, int cols) {
-  return encode_swizzled_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, y, rows, cols, kStoreBoxColumns, 64,
-                             CU_TENSOR_MAP_L2_PROMOTION_NONE);
+// The output Y [rows, cols] (FP32, or BF16 with kBf16) as the staging boxes of the kernel of unit width
+// kRingW (StoreBox): the TMA stores of store_staged. TMA needs a 16-byte aligned base and row stride (cols % 4
+// == 0 for FP32, cols % 8 == 0 for BF16); the caller checks.
+template <int kRingW, bool kBf16>
+cudaError_t make_store_map(CUtensorMap* map, const void* y, int rows, int cols) {
+  using Box = StoreBox<kRingW, kBf16>;
+  return encode_swizzled_map(map, kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                             kBf16 ? 2 : 4, y, rows, cols, Box::columns, 64, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                             Box::swizzled ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
 // A K-major operand: a [rows, K] row-major bf16 matrix as boxes of box_rows x 64 (k).
@@ -1080,15 +1099,6 @@ cudaError_t with_small_m(int width, int split, F&& f) {
 
 template <int kCluster, Ops kOps>
 cudaError_t launch_gemm(GemmCall c) {
-  // Staged stores need a Y with a 16-byte aligned base and rows (TMA: N % 4 == 0 for FP32, N % 8 == 0 for
-  // BF16); otherwise direct stores.
-  c.has_map_y = false;
-  if (!direct_stores_only()) {
-    if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0)
-      c.has_map_y = make_store_map(&c.map_y, c.y, c.M, c.N) == cudaSuccess;
-    if (c.y_bf16 != nullptr && c.N % 8 == 0 && reinterpret_cast<std::uintptr_t>(c.y_bf16) % 16 == 0)
-      c.has_map_y = make_store_map_bf16(&c.map_y, c.y_bf16, c.M, c.N) == cudaSuccess;
-  }
   cudaError_t e = set_smem_attribute<false, kCluster, kOps>();
   int clusters = 0;
   if (e == cudaSuccess) e = resident_clusters<kCluster, kOps>(&clusters);
@@ -1111,6 +1121,18 @@ cudaError_t launch_gemm(GemmCall c) {
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (c.has_map_w_168 && !general_only) args.unit_n = static_cast<int>(wgmma_forward_unit_width(c.M, c.N, clusters));
   args.tiles_n = static_cast<unsigned>(ceil_div(c.N, args.unit_n));
+  // Staged stores (the general and 168 kernels) need a Y with a 16-byte aligned base and rows (TMA: N % 4 == 0
+  // for FP32, N % 8 == 0 for BF16); otherwise direct stores.
+  c.has_map_y = false;
+  if (!direct_stores_only()) {
+    const bool unit_168 = args.unit_n == kBN168;
+    if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0)
+      c.has_map_y = (unit_168 ? make_store_map<kBN168, false>(&c.map_y, c.y, c.M, c.N)
+                              : make_store_map<kBN, false>(&c.map_y, c.y, c.M, c.N)) == cudaSuccess;
+    if (c.y_bf16 != nullptr && c.N % 8 == 0 && reinterpret_cast<std::uintptr_t>(c.y_bf16) % 16 == 0)
+      c.has_map_y = (unit_168 ? make_store_map<kBN168, true>(&c.map_y, c.y_bf16, c.M, c.N)
+                              : make_store_map<kBN, true>(&c.map_y, c.y_bf16, c.M, c.N)) == cudaSuccess;
+  }
   const std::uintptr_t y_address =
       c.y_bf16 != nullptr ? reinterpret_cast<std::uintptr_t>(c.y_bf16) : reinterpret_cast<std::uintptr_t>(c.y);
   args.paired_stores = c.N % 2 == 0 && y_address % (c.y_bf16 != nullptr ? 4 : 8) == 0;
@@ -1215,7 +1237,7 @@ cudaError_t launch_gemm(GemmCall c) {
                  small_m_width == 0 ? ""
                  : consumers == 2   ? ", 64-row A tiles shared by the cluster, two consumers on column halves"
                                     : ", 64-row A tiles shared by the cluster, one consumer",
-                 c.has_map_y && small_m_width == 0 && !quarters_ring && args.unit_n == kBN ? "staged" : "direct",
+                 c.has_map_y && small_m_width == 0 && !quarters_ring ? "staged" : "direct",
                  args.cache_hints ? ", L2 evict_last for A, evict_first for B" : "");
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (args.unit_n == kBN168) return launch_kernel<1, kOps, kBN168>(c, c.map_x, c.map_w_168, args, blocks);

@@ -166,69 +166,100 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
   std::printf("wgmma small-M kernels: %d cases, 48-column units, quarters with two consumers and with one\n", cases);
 }
 
+// Runs the wgmma forward on [M, N] (K = 72, bias) into Y placed 0, 2 (BF16) or 4 (FP32), 8 and 16 bytes past
+// a 16-byte boundary in a poisoned buffer with 64 guard bytes either side: Y equals the emulator's, bit for
+// bit, and nothing outside Y is written.
+void expect_wgmma_forward_writes_exactly_the_output(std::int64_t M, std::int64_t N, bool bf16_output,
+                                                    std::uint64_t seed) {
+  const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
+  constexpr std::size_t kGuard = 64;
+  const std::size_t element_bytes = bf16_output ? 2 : 4;
+  ForwardCase c;
+  c.M = M;
+  c.N = N;
+  c.K = 72;
+  c.family = ValueFamily::uniform;
+  c.has_bias = true;
+  c.seed = seed;
+  c.bf16_operands = true;
+  c.bf16_output = bf16_output;
+  const ForwardProblem p = c.materialize();
+  const BackendResult want = emulator_for(id).forward(p);
+  ASSERT_TRUE(want.status.ok()) << want.status.to_string();
+  const ordo::testing::DeviceArray x = ordo::testing::upload_operand(p.x, true);
+  const ordo::testing::DeviceArray w = ordo::testing::upload_operand(p.w, true);
+  const ordo::testing::DeviceArray bias = ordo::testing::DeviceArray::from(*p.bias);
+  const std::size_t y_bytes = static_cast<std::size_t>(M * N) * element_bytes;
+  for (const std::size_t offset : {std::size_t{0}, element_bytes, std::size_t{8}, std::size_t{16}}) {
+    ordo::testing::DeviceArray buffer(kGuard + offset + y_bytes + kGuard);
+    buffer.fill(ordo::testing::kPoison);
+    kernels::ForwardArgs a;
+    a.x = {x.get(), DType::bf16, M, c.K};
+    a.w = {w.get(), DType::bf16, N, c.K};
+    a.bias = {bias.get(), DType::f32, 1, N};
+    a.y = static_cast<char*>(buffer.get()) + kGuard + offset;
+    a.y_dtype = bf16_output ? DType::bf16 : DType::f32;
+    a.y_rows = M;
+    a.y_cols = N;
+    const std::string where = c.summary() + (bf16_output ? ", BF16 Y " : ", FP32 Y ") + std::to_string(offset) +
+                              " bytes past a 16-byte boundary";
+    ASSERT_TRUE(kernels::forward(id, a).ok()) << where;
+    ordo::testing::check_cuda(cudaDeviceSynchronize(), "forward kernel");
+    const std::vector<unsigned char> bytes = buffer.read<unsigned char>();
+    std::vector<float> got(static_cast<std::size_t>(M * N));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const std::size_t at = kGuard + offset + element_bytes * i;
+      std::uint32_t word = std::uint32_t{bytes[at]} | std::uint32_t{bytes[at + 1]} << 8;
+      word = bf16_output ? word << 16 : word | std::uint32_t{bytes[at + 2]} << 16 | std::uint32_t{bytes[at + 3]} << 24;
+      got[i] = float_of(word);
+    }
+    EXPECT_EQ(first_difference(got, want.y, "Y (kernel vs emulator)"), "") << where;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      const bool inside = i >= kGuard + offset && i < kGuard + offset + y_bytes;
+      if (!inside && bytes[i] != ordo::testing::kPoison) {
+        ADD_FAILURE() << where << ": byte " << static_cast<std::int64_t>(i - kGuard - offset)
+                      << " relative to Y was written";
+        break;
+      }
+    }
+  }
+}
+
 // sm90.fwd.bf16.wgmma.128x256x64 with a BF16 Y: the general kernel stores a 16-byte aligned Y with N % 8 == 0
 // through shared memory and TMA boxes of 64 x 64 BF16 (which write only the elements inside Y), any other Y
 // thread by thread. [2040, 2056]: 16 x 9 = 144 tiles, a wave of whole tiles and a last wave in quarters (not
 // the 168-column kernel: wgmma_forward_unit_width keeps 256 there); the last tile column holds 8 columns (one
 // live box of four, 8 of its 64 columns inside Y), the last tile row 120 rows. [700, 1288]: every tile in
-// halves. [300, 1030]: N % 8 != 0, thread by thread. Placed 0, 2, 8 and 16 bytes past a 16-byte boundary in
-// a poisoned buffer with 64 guard bytes either side: Y equals the emulator's, bit for bit, and nothing
-// outside Y is written.
+// halves. [300, 1030]: N % 8 != 0, thread by thread.
 TEST_F(KernelProperties, WgmmaStagedAndDirectBf16StoresWriteExactlyTheOutput) {
   const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
   if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
     GTEST_SKIP() << why << ": not run on this GPU";
-  constexpr std::size_t kGuard = 64;
   std::uint64_t seed = 0x62663136;
   const int sm_count = sm_count_of_device0();
   for (const auto& [M, N] : std::vector<std::pair<std::int64_t, std::int64_t>>{{2040, 2056}, {700, 1288}, {300, 1030}}) {
     EXPECT_EQ(kernels::detail::wgmma_forward_unit_width(M, N, sm_count), 256) << M << " x " << N;
-    ForwardCase c;
-    c.M = M;
-    c.N = N;
-    c.K = 72;
-    c.family = ValueFamily::uniform;
-    c.has_bias = true;
-    c.seed = ++seed;
-    c.bf16_operands = true;
-    c.bf16_output = true;
-    const ForwardProblem p = c.materialize();
-    const BackendResult want = emulator_for(id).forward(p);
-    ASSERT_TRUE(want.status.ok()) << want.status.to_string();
-    const ordo::testing::DeviceArray x = ordo::testing::upload_operand(p.x, true);
-    const ordo::testing::DeviceArray w = ordo::testing::upload_operand(p.w, true);
-    const ordo::testing::DeviceArray bias = ordo::testing::DeviceArray::from(*p.bias);
-    const std::size_t y_bytes = static_cast<std::size_t>(M * N) * 2;
-    for (const std::size_t offset : {0, 2, 8, 16}) {
-      ordo::testing::DeviceArray buffer(kGuard + offset + y_bytes + kGuard);
-      buffer.fill(ordo::testing::kPoison);
-      kernels::ForwardArgs a;
-      a.x = {x.get(), DType::bf16, M, c.K};
-      a.w = {w.get(), DType::bf16, N, c.K};
-      a.bias = {bias.get(), DType::f32, 1, N};
-      a.y = static_cast<char*>(buffer.get()) + kGuard + offset;
-      a.y_dtype = DType::bf16;
-      a.y_rows = M;
-      a.y_cols = N;
-      const std::string where = c.summary() + ", Y " + std::to_string(offset) + " bytes past a 16-byte boundary";
-      ASSERT_TRUE(kernels::forward(id, a).ok()) << where;
-      ordo::testing::check_cuda(cudaDeviceSynchronize(), "forward kernel");
-      const std::vector<unsigned char> bytes = buffer.read<unsigned char>();
-      std::vector<float> got(static_cast<std::size_t>(M * N));
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        const std::size_t at = kGuard + offset + 2 * i;
-        got[i] = float_of(std::uint32_t{bytes[at]} << 16 | std::uint32_t{bytes[at + 1]} << 24);
-      }
-      EXPECT_EQ(first_difference(got, want.y, "Y (kernel vs emulator)"), "") << where;
-      for (std::size_t i = 0; i < bytes.size(); ++i) {
-        const bool inside = i >= kGuard + offset && i < kGuard + offset + y_bytes;
-        if (!inside && bytes[i] != ordo::testing::kPoison) {
-          ADD_FAILURE() << where << ": byte " << static_cast<std::int64_t>(i - kGuard - offset)
-                        << " relative to Y was written";
-          break;
-        }
-      }
-    }
+    expect_wgmma_forward_writes_exactly_the_output(M, N, true, ++seed);
+  }
+}
+
+// The forward's 128x168 kernel (wgmma_forward_unit_width) stores a 16-byte aligned Y through shared memory and
+// TMA boxes of 64 rows x 24 FP32 (N % 4 == 0) or 56 BF16 (N % 8 == 0) columns, unswizzled, any other Y thread by
+// thread. M = 1000: the last tile row holds 104 rows (its second consumer's box 40 rows inside Y). N = 5376:
+// 32 whole units; N = 5168: the last unit holds 128 columns (FP32: five whole boxes and one of 8 columns inside
+// Y, the seventh past N; BF16: two whole and one of 16); N = 5172: N % 8 != 0, so BF16 Y thread by thread,
+// FP32 Y staged with a last unit of 132 columns. Both outputs, Y at four offsets (staged at 0 and 16 bytes
+// past a 16-byte boundary): bit for bit the emulator's, nothing outside Y written.
+TEST_F(KernelProperties, Wgmma168StagedAndDirectStoresWriteExactlyTheOutput) {
+  const std::string id = "sm90.fwd.bf16.wgmma.128x256x64";
+  if (const std::string why = ordo::testing::outside_sm_range(*kernels::find_forward_variant(id)); !why.empty())
+    GTEST_SKIP() << why << ": not run on this GPU";
+  std::uint64_t seed = 0x31363873;
+  const int sm_count = sm_count_of_device0();
+  for (const auto& [M, N] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1000, 5376}, {1000, 5168}, {1000, 5172}}) {
+    ASSERT_EQ(kernels::detail::wgmma_forward_unit_width(M, N, sm_count), kernels::detail::kWgmmaUnit168)
+        << M << " x " << N << ": not the 168-column kernel, so the test would not test it";
+    for (const bool bf16_output : {false, true}) expect_wgmma_forward_writes_exactly_the_output(M, N, bf16_output, ++seed);
   }
 }
 
