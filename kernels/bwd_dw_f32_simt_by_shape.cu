@@ -104,7 +104,6 @@ struct DwVecLoader {
   int ldg, ldx;
   int g_dst, x_dst;    // the place of this thread's first copies in a stage
   int g_left, x_left;  // rows from this thread's first row of the next slab to the last token
-  int slab = 0;
   // In place: each copy's source in the next slab.
   const float* g_src[kGather ? 1 : T::kGCopies];
   const float* x_src[kGather ? 1 : T::kXCopies];
@@ -162,7 +161,6 @@ struct DwVecLoader {
     }
     g_left -= BK;
     x_left -= BK;
-    ++slab;
     if constexpr (kGather) {
       g_index += BK;
       x_index += BK;
@@ -257,7 +255,7 @@ __global__ void __launch_bounds__(DwTile<BM, BN, TM, TN, BK, STAGES>::kThreads)
   [[maybe_unused]] DwVecLoader<T, BM, BN, BK, kGather && kVec> loader(a, m0, n0, tid);
   const auto load = [&](int stage, int slab) {
     if constexpr (kVec)
-      (void)slab, loader.issue(ring, stage);  // slabs are issued in order: slab == loader.slab
+      (void)slab, loader.issue(ring, stage);  // slabs are issued in order: the loader keeps its place
     else
       dw_load_scalar<T, BM, BN, BK, kGather>(a, ring, stage, slab, m0, n0, tid);
   };
