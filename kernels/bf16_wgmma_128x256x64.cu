@@ -388,6 +388,21 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   }
 }
 
+// A position in a ring of kStages stages, advanced one k tile at a time: the stage and the parity of its
+// barriers' current phase, kept without the division of a running count (the consumer's loop runs one
+// per 64-deep stage, where the instructions between two stages' wgmma are the hand-over's latency).
+template <int kStages>
+struct RingCursor {
+  int stage = 0;
+  std::uint32_t parity = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      parity ^= 1u;
+    }
+  }
+};
+
 // Consumer warpgroup c: rows [64c, 64c + 64) of each unit, or, with kSplit = 2 (the small-M kernels), all 64
 // rows of columns [c W, c W + W), W = kRingW / 2 (one instruction of half the unit's N per step). Either way
 // each output is one consumer's chain over every k step, as with one consumer: the split changes which
@@ -407,7 +422,17 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
   constexpr int kRingStages = Ring<kRingW, kRowsA>::stages;
   constexpr int kSub = Ring<kRingW, kRowsA>::k_sub, kStageK = Ring<kRingW, kRowsA>::stage_k;
   static_assert(kSub == 1 || (kSplit == 1 && !kProbe && kRingW != kBN), "k sub-tiles: one consumer, one unit width");
-  int it = 0;
+  // `next` is the stage the next k tile reads, `release` the oldest stage still held (released in order).
+  RingCursor<kRingStages> next, release;
+  // This consumer's operand descriptors at stage 0; stage s is s stages of bytes further on (the start
+  // address field is in 16-byte units, and shared addresses stay below 2^18 bytes, so the sum cannot carry
+  // out of it).
+  const std::uint64_t desc_x0 =
+      kAMMajor<kOps> ? smem_desc_n_major_sw128(x_tiles + row_part * 64 * kBK, kNMajorBoxBytes)
+                     : smem_desc_k_major_sw128(x_tiles + row_part * 64 * kBK);
+  const std::uint64_t desc_w0 = kBNMajor<kOps> ? smem_desc_n_major_sw128(w_tiles + col_part * kW * kBK, kNMajorBoxBytes)
+                                               : smem_desc_k_major_sw128(w_tiles + col_part * kW * kBK);
+  constexpr std::uint64_t kStageUnitsX = kRowsA * kStageK * 2 / 16, kStageUnitsW = kRingW * kStageK * 2 / 16;
   unsigned stored = 0;  // the staged stores' boxes so far (store_staged)
   const unsigned units = cluster_units<kCluster, kRowsA>(a);
   for (unsigned u = cluster; u < units; u += clusters) {
@@ -419,10 +444,11 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
       // All 64 of this warpgroup's rows are past M (M <= 64 in a 128-row tile): no chain to compute, no
       // output to store. It still waits for each stage and releases it, so that the barriers' phases
       // advance as the other consumer's do (an early arrival would count towards the wrong phase).
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const int s = it % kRingStages;
-        mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
-        release_stage<kCluster>(&empty[s], lane);
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbarrier_wait(&full[next.stage], next.parity);
+        release_stage<kCluster>(&empty[next.stage], lane);
+        next.advance();
+        release.advance();
       }
       continue;
     }
@@ -462,23 +488,18 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
     // issued: instructions on the same accumulators execute in issue order (PTX ISA, wgmma.fence), so the
     // chain order is unchanged; a stage is released once the group that read it has completed.
     const int pending = a.pending_groups >= 2 ? 2 : 1;
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const int s = it % kRingStages;
-      mbarrier_wait(&full[s], static_cast<std::uint32_t>((it / kRingStages) & 1));
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      mbarrier_wait(&full[next.stage], next.parity);
       // The gather's copies went through the generic proxy and were published without a fence (its
       // producers do not wait for them): order them before this thread's wgmma reads.
       if constexpr (kGathered<kOps>) fence_proxy_async_shared();
       const int steps = min(kStageK / 16, (a.K - kt * kStageK + 15) / 16);
       // A consumer's 64 rows of A: 64 K-major rows, or one M-major box of 64 columns; 8 KB either way.
-      const std::uint64_t desc_x =
-          kAMMajor<kOps>
-              ? smem_desc_n_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK, kNMajorBoxBytes)
-              : smem_desc_k_major_sw128(x_tiles + s * kRowsA * kStageK + row_part * 64 * kBK);
       // A consumer's columns of B: kW K-major rows, or kW / 64 N-major boxes; kW x kBK elements either way
       // (with kSplit = 2, a 1024-byte multiple: whole swizzle atoms).
-      const std::uint16_t* w_part = w_tiles + s * kRingW * kStageK + col_part * kW * kBK;
-      const std::uint64_t desc_w =
-          kBNMajor<kOps> ? smem_desc_n_major_sw128(w_part, kNMajorBoxBytes) : smem_desc_k_major_sw128(w_part);
+      const std::uint64_t desc_x = desc_x0 + static_cast<std::uint64_t>(next.stage) * kStageUnitsX;
+      const std::uint64_t desc_w = desc_w0 + static_cast<std::uint64_t>(next.stage) * kStageUnitsW;
+      next.advance();
       const int first_scale_d = (kProbe && kt == 0) ? a.scale_d_first : 1;
       wgmma_fence();
       if constexpr (kRingW != kBN) {  // every unit of this kernel is kRingW wide
@@ -501,11 +522,16 @@ __device__ __forceinline__ void consume(const KernelArgs& a, const std::uint16_t
         wgmma_wait_group<2>();
       else
         wgmma_wait_all_but_one();
-      if (kt >= pending) release_stage<kCluster>(&empty[(it - pending) % kRingStages], lane);
+      if (kt >= pending) {
+        release_stage<kCluster>(&empty[release.stage], lane);
+        release.advance();
+      }
     }
     wgmma_wait_all();
-    for (int j = max(0, k_tiles - pending); j < k_tiles; ++j)
-      release_stage<kCluster>(&empty[(it - k_tiles + j) % kRingStages], lane);
+    for (int j = max(0, k_tiles - pending); j < k_tiles; ++j) {
+      release_stage<kCluster>(&empty[release.stage], lane);
+      release.advance();
+    }
 #pragma unroll
     for (int i = 0; i < kW / 2; ++i) fence_register(d[i]);
 
