@@ -627,6 +627,7 @@ __device__ __forceinline__ int live_boxes(int width, int first_column, int exten
 // fences them and arrives; with 4 stages the consumers, waiting on stage it - 2, have released stage
 // it - 4, so the producers' wait for it never blocks them.
 constexpr int kGatherLag = 2;
+// With one wgmma group in flight (the launcher's rule for this scheme) the consumers hold two stages.
 static_assert(kGatherLag + 2 <= kStages, "the producers' lag must leave the consumers a stage to release");
 
 __device__ __forceinline__ void publish_gathered_stage(std::uint64_t* full, int stage) {
@@ -1075,6 +1076,10 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
   args.pending_groups = pending_groups<kOps, kRingW>();
+  // The waiting gather producers publish a stage kGatherLag k tiles after copying it: with two groups in
+  // flight the consumers would hold three of the four stages waiting for one the producers publish only after
+  // taking a fourth, a deadlock. So that scheme runs with one.
+  if (args.gather_waits) args.pending_groups = 1;
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config<kCluster, kRingW, kRowsA, kSplit>(blocks, c.stream, &attribute);
   const cudaError_t e = cudaLaunchKernelEx(&config, wgmma_gemm_kernel<false, kCluster, kOps, kRingW, kRowsA, kSplit>,

@@ -371,7 +371,8 @@ TEST_F(WgmmaDw, GridsWithAndWithoutHalvesEqualEmulator) {
 
 // Without accumulate the launcher runs the pipelined dW kernels (no start-value load) at every token count;
 // ORDO_WGMMA_DW=serial runs the kernels that load start values from +0 instead (the launcher's measurement
-// switch; with accumulate they always run). Both equal the emulator bit for bit, in place and gathered (keys
+// switch; with accumulate they always run), and gathered rows also go through the producers that wait for their
+// own copies (ORDO_WGMMA_GATHER=wait). All equal the emulator bit for bit, in place and gathered (keys
 // in random order, 3 padding rows): on 128x128 halves (dW [136, 264]) and on whole tiles with partial edges
 // (dW [1000, 2056], 72 tiles), token counts on and off the 16-token step, a few and thousands.
 TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
@@ -392,15 +393,21 @@ TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
       BackwardWeightProblem p = properties::weight_problem(c, gathered ? 2 : 0);
       if (gathered) p = properties::with_padding(p, 3, seed);
       const BackwardWeightResult want = emulate_dw(p);
-      for (const bool serial : {false, true}) {
+      // 0: the pipelined kernel; 1: the start-value kernel (ORDO_WGMMA_DW=serial); 2, gathered only: the
+      // producers that wait for their own copies (ORDO_WGMMA_GATHER=wait, the start-value kernel, one wgmma
+      // group in flight: with two it deadlocked).
+      for (int mode = 0; mode < (gathered ? 3 : 2); ++mode) {
         DeviceWeightGrad out(p.N, p.K, true);
         bool in_place = false;
-        if (serial) {
-          ASSERT_EQ(setenv("ORDO_WGMMA_DW", "serial", 1), 0);
+        Status s = Status::success();
+        {
+          const ScopedEnv dw_env("ORDO_WGMMA_DW", mode == 1 ? "serial" : nullptr);
+          const ScopedEnv gather_env("ORDO_WGMMA_GATHER", mode == 2 ? "wait" : nullptr);
+          s = run_dw(p, out, false, &in_place);
         }
-        const Status s = run_dw(p, out, false, &in_place);
-        if (serial) unsetenv("ORDO_WGMMA_DW");
-        const std::string kernel = serial ? ", the start-value kernel" : ", the pipelined kernel";
+        const std::string kernel = mode == 0   ? ", the pipelined kernel"
+                                   : mode == 1 ? ", the start-value kernel"
+                                               : ", the waiting gather producers";
         ASSERT_TRUE(s.ok()) << describe(p, c) << kernel;
         EXPECT_EQ(in_place, !gathered) << describe(p, c);
         EXPECT_EQ(first_difference(out.read(), want), "") << describe(p, c) << kernel;
