@@ -86,6 +86,8 @@ cudaError_t launch_bwd_dx_f32_simt_128x128x16(const BackwardDataLaunch& p);
 // choice for dX [M,K] = G [M,N] W [N,K], one tile whatever the rule says (benches, tests), and the variant.
 const std::vector<ByShapeTile>& dx_by_shape_tiles();
 int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+// The same rows split as the forward's (plan_by_shape), over dX's rows.
+ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile);
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p);
 // Its candidate tiles (ordo_bench_tiles --op dx --candidates), which no rule runs.

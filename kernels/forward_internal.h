@@ -80,6 +80,14 @@ struct ByShapeTile {
 const std::vector<ByShapeTile>& by_shape_tiles();
 // The index of the tile the variant runs for this shape on a GPU with sm_count SMs.
 int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+// What the variant launches for a shape: `tile` for rows [0, rows) and, where that tile's grid would end in a
+// last wave at most half full, `tail_tile` for rows [rows, M) (-1: rows == M, one launch).
+struct ByShapePlan {
+  int tile = 0;
+  std::int64_t rows = 0;
+  int tail_tile = -1;
+};
+ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 // One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
 // Candidate tiles, which no rule runs: timed by the tile sweep (ordo_bench_tiles --candidates) before one joins

@@ -154,6 +154,14 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
                                     PropertyKind::bitwise, bitwise, gen,
                                     [subject, emulator](const ForwardCase& c) { return check_dx_equal(*subject, *emulator, c); },
                                     o));
+    if (t.device_buffers)
+      s.properties.push_back(spec_for(
+          t, "backward.dx_kernel_equals_emulator_large_grid",
+          "dX of the subject == the emulator's, bit for bit, on grids of many tiles (dX [M, K], M >= 1024, K >= "
+          "1024, a reduction of up to 80): several waves, and the rows past a partial last wave in another tile "
+          "where a variant does that",
+          PropertyKind::bitwise, l2 ? 200 : 40, gen_large_grid_case(all, options),
+          [subject, emulator](const ForwardCase& c) { return check_dx_equal(*subject, *emulator, c); }, o));
     return;
   }
   s.properties.push_back(spec_for(

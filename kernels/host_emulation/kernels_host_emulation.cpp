@@ -366,6 +366,49 @@ int main() {
     std::printf("%-6s dX by-shape rule M=%d K=%d on 132 SMs: %s (want %s)\n", ok ? "ok" : "FAIL", k.M, k.N, got.c_str(),
                 k.tile);
   }
+  // The rows past a 128x128 tile's whole waves (plan_by_shape, plan_dx_by_shape) on the seed's square shapes.
+  struct Split {
+    int M;
+    const char *tile, *tail;
+    int rows;
+  };
+  const auto plan_ok = [&](const char* what, const std::vector<ByShapeTile>& table, const ByShapePlan& got,
+                           const Split& k) {
+    const std::string tail = got.tail_tile < 0 ? "-" : table[static_cast<std::size_t>(got.tail_tile)].name;
+    const bool ok = table[static_cast<std::size_t>(got.tile)].name == std::string(k.tile) && tail == k.tail &&
+                    got.rows == k.rows;
+    failures += !ok;
+    std::printf("%-6s %s plan M=%d x 5376 on 132 SMs: %s for %lld rows, then %s (want %s, %d, %s)\n",
+                ok ? "ok" : "FAIL", what, k.M, table[static_cast<std::size_t>(got.tile)].name,
+                static_cast<long long>(got.rows), tail.c_str(), k.tile, k.rows, k.tail);
+  };
+  for (const Split& k : {Split{1024, "128x128x16 (production)", "64x64x16.t4x4.s4", 768},
+                         Split{2048, "128x128x16 (production)", "-", 2048},
+                         Split{4096, "128x128x16 (production)", "32x32x32.t4x4.s4", 3968},
+                         Split{16384, "128x128x8.t8x16.s3.outer", "128x128x16 (production)", 16000}})
+    plan_ok("forward", by_shape_tiles(), plan_by_shape(k.M, 5376, 5376, 132), k);
+  for (const Split& k : {Split{1024, "128x128x16 (production)", "64x64x16.t4x4.s4", 768},
+                         Split{4096, "128x128x8.t8x16.s3.outer", "32x32x32.t4x4.s4", 3968},
+                         Split{16384, "128x128x8.t8x16.s3.outer", "128x128x16 (production)", 16000}})
+    plan_ok("dX", dx_by_shape_tiles(), plan_dx_by_shape(k.M, 5376, 5376, 132), k);
+  // Both launches of a split plan write their own rows: on 4 SMs, 1152 x 129 is 18 blocks of the 128x128 tile
+  // (two waves of 8 and 2 blocks), so rows [0, 1024) run that tile and rows [1024, 1152) a 32x32 tile.
+  emu_sm_count = 4;
+  {
+    const ByShapePlan p = plan_by_shape(1152, 129, 37, 4), q = plan_dx_by_shape(1152, 37, 129, 4);
+    const bool ok = p.rows == 1024 && p.tail_tile >= 0 && q.rows == 1024 && q.tail_tile >= 0;
+    failures += !ok;
+    std::printf("%-6s split plans on 4 SMs: forward rows %lld then tile %d, dX rows %lld then tile %d\n",
+                ok ? "ok" : "FAIL", static_cast<long long>(p.rows), p.tail_tile, static_cast<long long>(q.rows),
+                q.tail_tile);
+  }
+  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 37, true, 0, Family::uniform);
+  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 37, true, 1, Family::with_nan);
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 37, 129, 0,
+           Family::uniform);
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 37, 129, 1,
+           Family::tiny_signed_zero);
+  emu_sm_count = 132;
   // dW [N, K] of the seed's shapes: the cost model's choice is the tile measured fastest
   // (reports/evidence/h200-91d06eb-dw-tiles/).
   for (const Pick& k : {Pick{32, 5376, "32x64x32.t4x4.s4"}, Pick{5376, 32, "64x32x32.t4x4.s4"},

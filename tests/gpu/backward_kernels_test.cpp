@@ -871,10 +871,11 @@ TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
   std::printf("dW by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::dw_by_shape_tiles().size());
 }
 
-// sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K]: at every M in 1..16384 where the
-// rule switches tiles (for widths K around and between the tiles' widths), a row of G alone (M = 1) gives
-// the same dX row, bit for bit, as inside batches of M_switch - 1 and M_switch rows (first, last, random
-// position), and inside a batch of 16384 rows.
+// sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K], and a second tile for the rows past a
+// 128x128 tile's whole waves (kernels::detail::plan_dx_by_shape): at every M in 1..16384 where the plan changes
+// (for widths K around and between the tiles' widths), a row of G alone (M = 1) gives the same dX row, bit for
+// bit, as inside batches of M_switch - 1 and M_switch rows (first, last, random position), and inside a batch
+// of 16384 rows.
 class ByShapeDx : public GpuTest {};
 
 TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
@@ -884,10 +885,12 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   constexpr std::int64_t kReduced = 37;  // the reduction: a tail in every tile's slab
   properties::Rng rng(20261201);
   const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
-  int switches = 0;
+  int switches = 0, split_batches = 0;
   for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
-    const std::vector<std::int64_t> batches = switch_point_batches(
-        [&](std::int64_t M) { return kernels::detail::choose_dx_by_shape_tile(M, kReduced, K, sm_count); }, 16384, &switches);
+    const auto plan = [&](std::int64_t M) { return kernels::detail::plan_dx_by_shape(M, kReduced, K, sm_count); };
+    const std::vector<std::int64_t> batches =
+        switch_point_batches([&](std::int64_t M) { return ordo::testing::plan_code(plan(M)); }, 16384, &switches);
+    for (std::int64_t rows : batches) split_batches += rows * K <= (std::int64_t{1} << 26) && plan(rows).tail_tile >= 0;
     BackwardDataProblem alone;
     alone.M = 1, alone.N = kReduced, alone.K = K;
     for (std::int64_t i = 0; i < kReduced; ++i) alone.g.push_back(value());
@@ -909,7 +912,9 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
     }
   }
   EXPECT_GT(switches, 0) << "the rule never switched: the test would test nothing";
-  std::printf("dX by-shape: %d switch points over M = 1..16384 tested\n", switches);
+  EXPECT_GT(split_batches, 0) << "no batch ran two tiles: the split would go untested";
+  std::printf("dX by-shape: %d switch points over M = 1..16384 tested, %d batches in two tiles\n", switches,
+              split_batches);
 }
 
 class ByShapeDw : public GpuTest {};

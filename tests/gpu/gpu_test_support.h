@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/forward_internal.h"
+
 namespace ordo::testing {
 
 // Skips the test, with the reason, when no CUDA device is usable. Every GPU test derives from this.
@@ -116,6 +118,12 @@ std::vector<std::int64_t> switch_point_batches(const Choose& choose, std::int64_
       ++*switches;
     }
   return batches;
+}
+
+// A by-shape plan (kernels::detail::plan_by_shape, plan_dx_by_shape) as one number for switch_point_batches:
+// its tiles, and the row its second tile starts at when it has one.
+inline std::int64_t plan_code(const kernels::detail::ByShapePlan& p) {
+  return p.tile + 64 * (p.tail_tile + 1) + 4096 * (p.tail_tile < 0 ? 0 : p.rows);
 }
 
 }  // namespace ordo::testing
