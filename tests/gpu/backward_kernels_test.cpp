@@ -873,9 +873,9 @@ TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
 
 // sm80.bwd.dx.f32.fma.simt.by-shape picks its tile from dX's shape [M, K], and a second tile for the rows past a
 // 128x128 tile's whole waves (kernels::detail::plan_dx_by_shape): at every M in 1..16384 where the plan changes
-// (for widths K around and between the tiles' widths), a row of G alone (M = 1) gives the same dX row, bit for
-// bit, as inside batches of M_switch - 1 and M_switch rows (first, last, random position), and inside a batch
-// of 16384 rows.
+// (up to 2048 rows, ordo::testing::plan_code; for widths K around and between the tiles' widths), a row of G
+// alone (M = 1) gives the same dX row, bit for bit, as inside batches of M_switch - 1 and M_switch rows (first,
+// last, random position), and inside a batch of 16384 rows.
 class ByShapeDx : public GpuTest {};
 
 TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
@@ -889,7 +889,7 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   for (std::int64_t K : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
     const auto plan = [&](std::int64_t M) { return kernels::detail::plan_dx_by_shape(M, kReduced, K, sm_count); };
     const std::vector<std::int64_t> batches =
-        switch_point_batches([&](std::int64_t M) { return ordo::testing::plan_code(plan(M)); }, 16384, &switches);
+        switch_point_batches([&](std::int64_t M) { return ordo::testing::plan_code(plan(M), M); }, 16384, &switches);
     for (std::int64_t rows : batches) split_batches += rows * K <= (std::int64_t{1} << 26) && plan(rows).tail_tile >= 0;
     BackwardDataProblem alone;
     alone.M = 1, alone.N = kReduced, alone.K = K;

@@ -120,9 +120,14 @@ std::vector<std::int64_t> switch_point_batches(const Choose& choose, std::int64_
   return batches;
 }
 
-// A by-shape plan (kernels::detail::plan_by_shape, plan_dx_by_shape) as one number for switch_point_batches:
-// its tiles, and the row its second tile starts at when it has one.
-inline std::int64_t plan_code(const kernels::detail::ByShapePlan& p) {
+// A by-shape plan (kernels::detail::plan_by_shape, plan_dx_by_shape) of M rows as one number for
+// switch_point_batches: its tile, and up to kSplitRowsTested rows also its second tile and the row that tile
+// starts at. Past that only the first tile's switch points are probed: 5376 columns split from M = 769 on, and
+// the splits of the first two waves (M up to 1152, and 1537 to 1920) take the batches to 11 M outputs; every
+// later wave would add seconds of batches of tens of millions of outputs and test the same two launches.
+inline constexpr std::int64_t kSplitRowsTested = 2048;
+inline std::int64_t plan_code(const kernels::detail::ByShapePlan& p, std::int64_t M) {
+  if (M > kSplitRowsTested) return p.tile;
   return p.tile + 64 * (p.tail_tile + 1) + 4096 * (p.tail_tile < 0 ? 0 : p.rows);
 }
 

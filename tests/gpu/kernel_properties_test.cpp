@@ -265,10 +265,11 @@ TEST_F(KernelProperties, Wgmma168StagedAndDirectStoresWriteExactlyTheOutput) {
 
 // sm80.fwd.f32.fma.simt.by-shape picks its block tile from (M, N), and where a 128x128 tile's grid would end in
 // a last wave at most half full, a second tile for the rows past its whole waves (kernels::detail::
-// plan_by_shape): at every M in 1..16384 where the plan changes (a tile, or the row the second tile starts at;
-// for output widths around and between the tiles' widths), a row alone (M = 1, the smallest tile) equals the
-// same row inside batches of M_switch - 1 and M_switch rows (each side's plan), first (the first tile), last
-// (the second tile, where there is one) and at a random position, bit for bit. Also the batch of 16384 rows.
+// plan_by_shape): at every M in 1..16384 where the plan changes (a tile; up to 2048 rows also the second tile
+// or the row it starts at, ordo::testing::plan_code; for output widths around and between the tiles' widths),
+// a row alone (M = 1, the smallest tile) equals the same row inside batches of M_switch - 1 and M_switch rows
+// (each side's plan), first (the first tile), last (the second tile, where there is one) and at a random
+// position, bit for bit. Also the batch of 16384 rows.
 TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const std::string id = "sm80.fwd.f32.fma.simt.by-shape";
   const int sm_count = sm_count_of_device0();
@@ -277,7 +278,7 @@ TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   for (std::int64_t N : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
     const auto plan = [&](std::int64_t M) { return kernels::detail::plan_by_shape(M, N, kK, sm_count); };
     const std::vector<std::int64_t> batches = ordo::testing::switch_point_batches(
-        [&](std::int64_t M) { return ordo::testing::plan_code(plan(M)); }, 16384, &switches);
+        [&](std::int64_t M) { return ordo::testing::plan_code(plan(M), M); }, 16384, &switches);
     for (std::int64_t rows : batches) split_batches += rows * N <= (std::int64_t{1} << 26) && plan(rows).tail_tile >= 0;
     expect_row_alone_equals_row_in_batches(id, N, kK, batches, std::int64_t{1} << 26, "by-shape tile switch");
   }
