@@ -710,7 +710,15 @@ static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int ti
   if (head_rows < t.bm || head_rows >= rows) return plan;
   const int tail = choose_tile(tiles, rows - head_rows, cols, sm_count, outer_waves);
   if (tail == tile) return plan;
-  return ByShapePlan{tile, head_rows, tail};
+  // The head is whole waves of two blocks per SM, where the 4-warp tile (the first entry: the same 128x128
+  // blocks and residency) is the faster of the two; the rule picks the production tile below kOuterWavesForward
+  // (kOuterWavesBackward) waves only for what it does in a partial last wave. Measured on the H200, grids of
+  // whole waves, ratio to cuBLAS (reports/evidence/h200-9490b03-fp32-split/call4-heads/): forward 768 / 1536 /
+  // 3968 x 5376 x 5376 1.25 / 1.25 / 1.24 (production) against 1.17 / 1.17 / 1.18 (4-warp); dX 1.25 / 1.24 /
+  // 1.15 against 1.12 / 1.11 / 1.03.
+  const ByShapeTile& outer = tiles[0];
+  const int head = outer.bm == t.bm && outer.bn == t.bn && outer.resident == t.resident ? 0 : tile;
+  return ByShapePlan{head, head_rows, tail};
 }
 
 ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {

@@ -382,21 +382,22 @@ int main() {
                 ok ? "ok" : "FAIL", what, k.M, table[static_cast<std::size_t>(got.tile)].name,
                 static_cast<long long>(got.rows), tail.c_str(), k.tile, k.rows, k.tail);
   };
-  for (const Split& k : {Split{1024, "128x128x16 (production)", "64x64x16.t4x4.s4", 768},
+  for (const Split& k : {Split{1024, "128x128x8.t8x16.s3.outer", "64x64x16.t4x4.s4", 768},
                          Split{2048, "128x128x16 (production)", "-", 2048},
-                         Split{4096, "128x128x16 (production)", "32x32x32.t4x4.s4", 3968},
+                         Split{4096, "128x128x8.t8x16.s3.outer", "32x32x32.t4x4.s4", 3968},
                          Split{16384, "128x128x8.t8x16.s3.outer", "128x128x16 (production)", 16000}})
     plan_ok("forward", by_shape_tiles(), plan_by_shape(k.M, 5376, 5376, 132), k);
-  for (const Split& k : {Split{1024, "128x128x16 (production)", "64x64x16.t4x4.s4", 768},
+  for (const Split& k : {Split{1024, "128x128x8.t8x16.s3.outer", "64x64x16.t4x4.s4", 768},
                          Split{4096, "128x128x8.t8x16.s3.outer", "32x32x32.t4x4.s4", 3968},
                          Split{16384, "128x128x8.t8x16.s3.outer", "128x128x16 (production)", 16000}})
     plan_ok("dX", dx_by_shape_tiles(), plan_dx_by_shape(k.M, 5376, 5376, 132), k);
   // Both launches of a split plan write their own rows: on 4 SMs, 1152 x 129 is 18 blocks of the 128x128 tile
-  // (two waves of 8 and 2 blocks), so rows [0, 1024) run that tile and rows [1024, 1152) a 32x32 tile.
+  // (two waves of 8 and 2 blocks), so rows [0, 1024) run the 4-warp 128x128 tile and rows [1024, 1152) a 32x32
+  // tile.
   emu_sm_count = 4;
   {
     const ByShapePlan p = plan_by_shape(1152, 129, 37, 4), q = plan_dx_by_shape(1152, 37, 129, 4);
-    const bool ok = p.rows == 1024 && p.tail_tile >= 0 && q.rows == 1024 && q.tail_tile >= 0;
+    const bool ok = p.tile == 0 && p.rows == 1024 && p.tail_tile >= 0 && q.tile == 0 && q.rows == 1024 && q.tail_tile >= 0;
     failures += !ok;
     std::printf("%-6s split plans on 4 SMs: forward rows %lld then tile %d, dX rows %lld then tile %d\n",
                 ok ? "ok" : "FAIL", static_cast<long long>(p.rows), p.tail_tile, static_cast<long long>(q.rows),
