@@ -685,9 +685,9 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
   return choose_tile(by_shape_tiles(), M, N, sm_count, kOuterWavesForward);
 }
 
-// A 128x128 tile (the only entries that declare `resident`) whose grid ends in a last wave at most half full
-// runs only the rows that fill its whole waves; the other rows run as a problem of their own, with the tile the
-// rule picks for them: such a last wave holds at most one block per SM and leaves the other SMs idle (the 72
+// Where a 128x128 tile (the only entries that declare `resident`) would end its grid in a last wave at most half
+// full, only the rows that fill its whole waves run in a 128x128 tile (the 4-warp one, below); the other rows
+// run as a problem of their own, with the tile the rule picks for them: such a last wave holds at most one block per SM and leaves the other SMs idle (the 72
 // blocks past 768 rows of 1024 x 5376 run 0.58 ms on 72 of 132 SMs), where smaller tiles spread those rows
 // over every SM. Measured on the H200, each part
 // timed alone (reports/evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid
