@@ -687,13 +687,13 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 
 // Where a 128x128 tile (the only entries that declare `resident`) would end its grid in a last wave at most half
 // full, only the rows that fill its whole waves run in a 128x128 tile (the 4-warp one, below); the other rows
-// run as a problem of their own, with the tile the rule picks for them: such a last wave holds at most one block per SM and leaves the other SMs idle (the 72
-// blocks past 768 rows of 1024 x 5376 run 0.58 ms on 72 of 132 SMs), where smaller tiles spread those rows
-// over every SM. Measured on the H200, each part
-// timed alone (reports/evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid
-// against 1.105 (768 rows) + 0.515 (256 rows, 64x64 tile); 4096 x 5376 x 5376 5.96 against 5.41 + 0.257;
-// dX [4096, 5376] 5.79 against 4.87 + 0.258. Every output is one chain whatever the tile, so the bits do not
-// change; ORDO_FP32_SPLIT=0 runs the whole grid in one tile (a measurement switch).
+// run as a problem of their own, with the tile the rule picks for them. Such a last wave holds at most one
+// block per SM and leaves the other SMs idle (the 72 blocks past 768 rows of 1024 x 5376 run 0.58 ms on 72 of
+// 132 SMs), where smaller tiles spread those rows over every SM. Measured on the H200, each part timed alone
+// (reports/evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid against 1.105
+// (768 rows) + 0.515 (256 rows, 64x64 tile); 4096 x 5376 x 5376 5.96 against 5.41 + 0.257; dX [4096, 5376] 5.79
+// against 4.87 + 0.258. Every output is one chain whatever the tile, so the bits do not change;
+// ORDO_FP32_SPLIT=0 runs the whole grid in one tile (a measurement switch).
 static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int tile, std::int64_t rows,
                                    std::int64_t cols, int sm_count, std::int64_t outer_waves) {
   ByShapePlan plan{tile, rows, -1};
