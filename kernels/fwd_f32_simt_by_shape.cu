@@ -777,50 +777,58 @@ int forced_fp32_tile(const std::vector<ByShapeTile>& tiles) {
   return -2;
 }
 
-cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
-  const int forced = forced_fp32_tile(dx_by_shape_tiles());
-  if (forced == -2) return cudaErrorInvalidValue;
-  if (forced >= 0) return launch_bwd_dx_f32_by_shape_tile(p, forced);
-  cudaError_t e;
-  const int sm_count = sm_count_of_current_device(&e);
-  if (e != cudaSuccess) return e;
-  const ByShapePlan plan = plan_dx_by_shape(p.M, p.N, p.K, sm_count);
-  BackwardDataLaunch head = p;
-  head.M = static_cast<int>(plan.rows);
-  e = launch_bwd_dx_f32_by_shape_tile(head, plan.tile);
-  if (e != cudaSuccess || plan.tail_tile < 0) return e;
-  // dX rows [rows, M): G's and dX's rows from there (rows is a multiple of 128, so the 16-byte alignment of
-  // both pointers is kept).
-  BackwardDataLaunch tail = p;
-  tail.M = p.M - head.M;
-  tail.g = p.g + static_cast<std::size_t>(head.M) * static_cast<std::size_t>(p.N);
-  tail.dx = p.dx + static_cast<std::size_t>(head.M) * static_cast<std::size_t>(p.K);
-  return launch_bwd_dx_f32_by_shape_tile(tail, plan.tail_tile);
-}
-
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
   if (tile < 0 || tile >= kTileCount) return cudaErrorInvalidValue;
   return kTiles[tile].launch(p);
 }
 
-cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
-  const int forced = forced_fp32_tile(by_shape_tiles());
+namespace {
+// A by-shape variant's launch: ORDO_FP32_TILE's tile over the whole problem, else the plan for this GPU
+// (`plan_of(sm_count)`): its tile for rows [0, rows) and, when it has one, its second tile for the problem of
+// rows [rows, M) alone (`rest(rows)`).
+template <class Params, class LaunchTile, class PlanOf, class Rest>
+cudaError_t launch_by_shape(const Params& p, const std::vector<ByShapeTile>& tiles, LaunchTile launch_tile,
+                            PlanOf plan_of, Rest rest) {
+  const int forced = forced_fp32_tile(tiles);
   if (forced == -2) return cudaErrorInvalidValue;
-  if (forced >= 0) return launch_fwd_f32_by_shape_tile(p, forced);
+  if (forced >= 0) return launch_tile(p, forced);
   cudaError_t e;
   const int sm_count = sm_count_of_current_device(&e);
   if (e != cudaSuccess) return e;
-  const ByShapePlan plan = plan_by_shape(p.M, p.N, p.K, sm_count);
-  LaunchParams head = p;
+  const ByShapePlan plan = plan_of(sm_count);
+  Params head = p;
   head.M = static_cast<int>(plan.rows);
-  e = launch_fwd_f32_by_shape_tile(head, plan.tile);
+  e = launch_tile(head, plan.tile);
   if (e != cudaSuccess || plan.tail_tile < 0) return e;
-  // Y rows [rows, M) from X's rows [rows, M) (rows is a multiple of 128: the 16-byte alignment is kept).
-  LaunchParams tail = p;
-  tail.M = p.M - head.M;
-  tail.x = p.x + static_cast<std::size_t>(head.M) * static_cast<std::size_t>(p.K);
-  tail.y = p.y + static_cast<std::size_t>(head.M) * static_cast<std::size_t>(p.N);
-  return launch_fwd_f32_by_shape_tile(tail, plan.tail_tile);
+  return launch_tile(rest(head.M), plan.tail_tile);
+}
+}  // namespace
+
+// rows is a multiple of 128 wherever a plan splits, so the rest's pointers keep their 16-byte alignment.
+cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
+  return launch_by_shape(
+      p, dx_by_shape_tiles(), launch_bwd_dx_f32_by_shape_tile,
+      [&p](int sm_count) { return plan_dx_by_shape(p.M, p.N, p.K, sm_count); },
+      [&p](int rows) {  // dX rows [rows, M) from G's rows [rows, M)
+        BackwardDataLaunch r = p;
+        r.M = p.M - rows;
+        r.g = p.g + static_cast<std::size_t>(rows) * static_cast<std::size_t>(p.N);
+        r.dx = p.dx + static_cast<std::size_t>(rows) * static_cast<std::size_t>(p.K);
+        return r;
+      });
+}
+
+cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
+  return launch_by_shape(
+      p, by_shape_tiles(), launch_fwd_f32_by_shape_tile,
+      [&p](int sm_count) { return plan_by_shape(p.M, p.N, p.K, sm_count); },
+      [&p](int rows) {  // Y rows [rows, M) from X's rows [rows, M)
+        LaunchParams r = p;
+        r.M = p.M - rows;
+        r.x = p.x + static_cast<std::size_t>(rows) * static_cast<std::size_t>(p.K);
+        r.y = p.y + static_cast<std::size_t>(rows) * static_cast<std::size_t>(p.N);
+        return r;
+      });
 }
 
 }  // namespace ordo::kernels::detail
