@@ -228,6 +228,16 @@ int main(int argc, char** argv) {
                             : detail::choose_by_shape_tile(s.M, s.N, s.K, f.sm_count);
     std::printf("\nM=%lld N=%lld K=%lld: cuBLAS %.4f ms; floor %.4f ms (%s)\n", static_cast<long long>(s.M),
                 static_cast<long long>(s.N), static_cast<long long>(s.K), cublas_ms, fl.ms, fl.what);
+    if (!dw) {
+      // Where the variant splits the rows (docs/fp32-kernels.md), the rows below are still each tile over the
+      // whole problem; the plan says which two the variant runs.
+      const detail::ByShapePlan plan = dx ? detail::plan_dx_by_shape(s.M, s.N, s.K, f.sm_count)
+                                          : detail::plan_by_shape(s.M, s.N, s.K, f.sm_count);
+      if (plan.tail_tile >= 0)
+        std::printf("the variant runs %s for rows [0, %lld) and %s for the rest (ORDO_FP32_SPLIT=0: one tile)\n",
+                    tiles[static_cast<std::size_t>(plan.tile)].name, static_cast<long long>(plan.rows),
+                    tiles[static_cast<std::size_t>(plan.tail_tile)].name);
+    }
     std::printf("  %-30s %7s %10s %8s %9s %9s %6s%s\n", "tile", "blocks", "ms", "ratio", "of floor", "model ms", "bits",
                 dw ? "  gathered ms  ratio  bits" : "");
     // The reference: tile 0, the table's first tile (for dW with db, in place and gathered).
