@@ -122,9 +122,11 @@ std::vector<std::int64_t> switch_point_batches(const Choose& choose, std::int64_
 
 // A by-shape plan (kernels::detail::plan_by_shape, plan_dx_by_shape) of M rows as one number for
 // switch_point_batches: its tile, and up to kSplitRowsTested rows also its second tile and the row that tile
-// starts at. Past that only the first tile's switch points are probed: 5376 columns split from M = 769 on, and
-// the splits of the first two waves (M up to 1152, and 1537 to 1920) take the batches to 11 M outputs; every
-// later wave would add seconds of batches of tens of millions of outputs and test the same two launches.
+// starts at. 5376 columns split from M = 769 on; the splits of the first two waves (M up to 1152, and 1537 to
+// 1920) take the batches to 11 M outputs. Past 2048 rows the number is the first tile alone, which still
+// changes where a split starts or ends (a split's head runs the 4-warp tile), so those points are probed but
+// not every change of the second tile, which would add seconds of batches of tens of millions of outputs for
+// the same two launches.
 inline constexpr std::int64_t kSplitRowsTested = 2048;
 inline std::int64_t plan_code(const kernels::detail::ByShapePlan& p, std::int64_t M) {
   if (M > kSplitRowsTested) return p.tile;
