@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "core/contract.h"
 #include "core/float_bits.h"
+#include "kernels/backward_internal.h"
+#include "kernels/forward_internal.h"
 #include "kernels/wgmma_schedule.h"
 #include "properties/forward_case.h"
 #include "properties/suite.h"
@@ -195,6 +198,29 @@ TEST(ShapeGenerator, WeightGridCasesReachWholeWgmmaDwTiles) {
   EXPECT_GT(one_whole_wave, kCases / 10) << "too few grids of whole tiles without a tail";
   EXPECT_GT(wave_and_tail, kCases / 10) << "too few grids of whole tiles and a tail";
   EXPECT_GT(partial_step, kCases / 2) << "token counts mostly whole 16-token steps";
+}
+
+// forward.kernel_equals_emulator_large_grid and backward.dx_kernel_equals_emulator_large_grid exist also to run
+// the FP32 by-shape variants' split of the rows past a 128x128 tile's whole waves (kernels::detail::
+// plan_by_shape, plan_dx_by_shape; docs/fp32-kernels.md). On the H200's 132 SMs their cases must keep drawing
+// grids with and without that split, forward and dX (dX [M, K] of a case is [c.M, c.N], reduced over c.K).
+TEST(ShapeGenerator, LargeGridCasesReachTheFp32RowSplit) {
+  SubjectTraits f32;
+  f32.contract = contract_fwd_f32_fma_chain();
+  const auto gen = gen_large_grid_case(all_families(), case_options(f32));
+  rc::Random root(17);
+  constexpr int kCases = 400;
+  int fwd_split = 0, dx_split = 0;
+  for (int i = 0; i < kCases; ++i) {
+    const ForwardCase c = gen(root.split(), rc::kNominalSize).value();
+    fwd_split += kernels::detail::plan_by_shape(c.M, c.N, c.K, 132).tail_tile >= 0;
+    dx_split += kernels::detail::plan_dx_by_shape(c.M, c.K, c.N, 132).tail_tile >= 0;
+  }
+  EXPECT_GT(fwd_split, kCases / 5) << "too few forward grids split";
+  EXPECT_LT(fwd_split, kCases * 4 / 5) << "too few forward grids in one launch";
+  EXPECT_GT(dx_split, kCases / 5) << "too few dX grids split";
+  EXPECT_LT(dx_split, kCases * 4 / 5) << "too few dX grids in one launch";
+  std::printf("large grids split: %d forward, %d dX of %d\n", fwd_split, dx_split, kCases);
 }
 
 }  // namespace
