@@ -98,6 +98,11 @@ cudaError_t launch_fwd_f32_by_shape_candidate(const LaunchParams& p, int tile);
 // slab, a ring of STAGES slabs, blocks in bands of kGroup tile rows (0: tile columns fastest).
 template <int BK, int STAGES, int kGroup, bool kSnake>
 cudaError_t launch_fwd_f32_outer(const LaunchParams& p);
+// The warp-specialised tiles (kernels/f32_simt_warp_specialized.cu): BM x BN outputs, TM x TN chains per consumer
+// thread, a producer warp filling a ring of STAGES slabs of BK steps, DEPTH groups of 4 steps read ahead.
+// Instantiated there for the tiles of the by-shape table.
+template <int BM, int BN, int TM, int TN, int BK, int STAGES, int DEPTH>
+cudaError_t launch_fwd_f32_warp_specialized(const LaunchParams& p);
 
 // ORDO_FP32_TILE=<tile name> makes the FP32 by-shape variants (forward, dX, dW) run that tile of their table
 // whatever their rule says (the bits are the same): for verifying one tile on random shapes (`ordo verify`, the

@@ -547,6 +547,13 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
   ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN, BM, BN, TM, TN, BK, ST, WN, false)
 #define ORDO_BY_SHAPE_TILE_R(BM, BN, TM, TN, BK, ST, WM, WN) \
   ORDO_TILE(TileEntry, launch_tile, ".w" #WM "x" #WN ".r", BM, BN, TM, TN, BK, ST, WN, true)
+// ".ws": the warp-specialised tiles of kernels/f32_simt_warp_specialized.cu (forward only), DEPTH groups read ahead.
+#define ORDO_WS_TILE(BM, BN, TM, TN, BK, ST, DEPTH)                                                                \
+  TileEntry {                                                                                                    \
+    ByShapeTile{ORDO_TILE_NAME(BM, BN, TM, TN, BK, ST) ".ws.r" #DEPTH, BM, BN, TM, TN, BK, ST,                    \
+                (BM / TM) * (BN / TN) + 32},                                                                     \
+        &launch_fwd_f32_warp_specialized<BM, BN, TM, TN, BK, ST, DEPTH>                                          \
+  }
 #define ORDO_DX_TILE(BM, BN, TM, TN, BK, ST) \
   ORDO_TILE(DxTileEntry, launch_dx_tile, "", BM, BN, TM, TN, BK, ST, row_warp(BN, TN), false)
 #define ORDO_DX_TILE_W(BM, BN, TM, TN, BK, ST, WM, WN) \
@@ -571,7 +578,10 @@ Entry many_waves(Entry e) {
 // leaves it one block). The others are the tiles that measured best for the shapes the rule gives
 // them (the sweep of every candidate, reports/evidence/h200-7fbabab-fp32-tiles/): the 64x32 tile reads ahead into
 // registers (short-scoreboard stalls on shared memory were its largest cost), the 8x32 tile runs 2 chains
-// per thread in warps of 4 x 8 threads.
+// per thread in warps of 4 x 8 threads. The last (the rule's fallback for grids too small for the 4x16 tile) is
+// the warp-specialised tile of kernels/f32_simt_warp_specialized.cu: one chain per consumer thread, the copies in
+// a producer warp; 64 x 32 x 5376 in 18.9 us against the 4x16 tile's 20.1 (reports/evidence/
+// h200-72eb632-warp-specialized/). dX keeps the 4x16 tile: its W [N, K] would need 4-byte transposing copies.
 const TileEntry kTiles[] = {
     TileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_fwd_f32_outer<8, 3, 0, true>},
     TileEntry{ByShapeTile{"128x128x16 (production)", 128, 128, 8, 8, 16, 2, 256, 2}, &launch_fwd_f32_simt_128x128x16},
@@ -584,6 +594,7 @@ const TileEntry kTiles[] = {
     ORDO_BY_SHAPE_TILE_W(8, 32, 2, 1, 64, 4, 4, 8),
     ORDO_BY_SHAPE_TILE(16, 16, 1, 1, 64, 4),
     ORDO_BY_SHAPE_TILE(4, 16, 1, 1, 128, 4),
+    ORDO_WS_TILE(4, 8, 1, 1, 256, 3, 4),
 };
 // dX: the same shapes of tile (the output-contiguous B stages BK x BN), led by the production 128x128 dX
 // tile (kernels/bwd_f32_simt_128x128x16.cu); its 8x32 tile reads ahead into registers (measured faster for
@@ -612,17 +623,28 @@ const DxTileEntry kDxTiles[] = {
 // more SMs. The sweep of 2026-12-03 (reports/evidence/h200-c157493-fp32-latency-tiles/) timed thirteen: the
 // 32x32 tile with 4 x 4 chains per thread joined the tables (grids of >= 3 blocks per SM); the two left here
 // came closest to the table's choice (8x32 with 2 x 2 chains within 1-2% of it at 1024 x 32 x 5376, 2x16 with
-// one chain per thread 7-15% slower at 64 rows); the others were slower on every row of the sweep.
+// one chain per thread 7-15% slower at 64 rows); the others were slower on every row of the sweep. The
+// warp-specialised candidates (forward only) are the other rings and read-ahead depths of the table's 4x8 tile and
+// blocks of 8 x 16 and 8 x 8 outputs: at 1024 x 32 x 5376 the best of them, 8x16 with 2 chains per thread, took
+// 41.5 us against the table's 8x32 tile's 38.3 (reports/evidence/h200-72eb632-warp-specialized/call4-*/).
 #define ORDO_CANDIDATES(TILE, TILE_W)                                                                       \
   TILE_W(128, 96, 8, 12, 8, 4, 4, 8), TILE_W(128, 64, 8, 8, 8, 4, 4, 8), TILE_W(64, 128, 8, 8, 8, 4, 4, 8), \
       TILE(8, 32, 2, 2, 64, 4), TILE(2, 16, 1, 1, 128, 4)
 const TileEntry kCandidateTiles[] = {
     ORDO_CANDIDATES(ORDO_BY_SHAPE_TILE, ORDO_BY_SHAPE_TILE_W),
+    ORDO_WS_TILE(4, 8, 1, 1, 256, 3, 3),
+    ORDO_WS_TILE(4, 8, 1, 1, 192, 4, 3),
+    ORDO_WS_TILE(4, 8, 1, 1, 128, 4, 4),
+    ORDO_WS_TILE(8, 16, 2, 1, 128, 3, 2),
+    ORDO_WS_TILE(8, 16, 2, 1, 64, 6, 2),
+    ORDO_WS_TILE(8, 16, 2, 1, 96, 4, 2),
+    ORDO_WS_TILE(8, 8, 1, 1, 128, 4, 3),
 };
 const DxTileEntry kDxCandidateTiles[] = {
     ORDO_CANDIDATES(ORDO_DX_TILE, ORDO_DX_TILE_W),
 };
 #undef ORDO_CANDIDATES
+#undef ORDO_WS_TILE
 #undef ORDO_DX_TILE_R
 #undef ORDO_DX_TILE_W
 #undef ORDO_DX_TILE
@@ -694,11 +716,19 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 // (768 rows) + 0.515 (256 rows, 64x64 tile); 4096 x 5376 x 5376 5.96 against 5.41 + 0.257; dX [4096, 5376] 5.79
 // against 4.87 + 0.258. Every output is one chain whatever the tile, so the bits do not change;
 // ORDO_FP32_SPLIT=0 runs the whole grid in one tile (a measurement switch).
+// Only where the reduction has at least kSplitMinReduction steps: the second launch starts when the first has
+// drained, which short chains do not repay. Measured on the H200, ordo / cuBLAS with the split and without
+// (reports/evidence/h200-72eb632-warp-specialized/call4/): reduction 32, forward 1024 / 4096 / 16384 x 5376
+// 1.04 / 0.96 / 0.89 against 0.91 / 0.90 / 0.87, dX [M, 5376] 1.15 / 0.98 / 0.89 against 1.11 / 0.92 / 0.87;
+// reduction 256 at 1024 x 5376, forward 0.086 against 0.087 ms, dX 0.086 against 0.088; 512 and 1024 steps
+// 5-8% faster split.
+constexpr std::int64_t kSplitMinReduction = 256;
 static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int tile, std::int64_t rows,
-                                   std::int64_t cols, int sm_count, std::int64_t outer_waves) {
+                                   std::int64_t cols, std::int64_t reduction, int sm_count,
+                                   std::int64_t outer_waves) {
   ByShapePlan plan{tile, rows, -1};
   const ByShapeTile& t = tiles[static_cast<std::size_t>(tile)];
-  if (t.resident < 1) return plan;
+  if (t.resident < 1 || reduction < kSplitMinReduction) return plan;
   const char* v = std::getenv("ORDO_FP32_SPLIT");
   if (v != nullptr && std::strcmp(v, "0") == 0) return plan;
   const std::int64_t slots = t.resident * std::max(1, sm_count);
@@ -722,7 +752,7 @@ static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int ti
 }
 
 ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
-  return split_last_wave(by_shape_tiles(), choose_by_shape_tile(M, N, K, sm_count), M, N, sm_count,
+  return split_last_wave(by_shape_tiles(), choose_by_shape_tile(M, N, K, sm_count), M, N, K, sm_count,
                          kOuterWavesForward);
 }
 
@@ -737,7 +767,7 @@ int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int 
 }
 
 ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
-  return split_last_wave(dx_by_shape_tiles(), choose_dx_by_shape_tile(M, N, K, sm_count), M, K, sm_count,
+  return split_last_wave(dx_by_shape_tiles(), choose_dx_by_shape_tile(M, N, K, sm_count), M, K, N, sm_count,
                          kOuterWavesBackward);
 }
 

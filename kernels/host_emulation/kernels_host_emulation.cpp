@@ -344,7 +344,7 @@ int main() {
     const char* tile;
   };
   for (const Pick& k :
-       {Pick{64, 32, "4x16x128.t1x1.s4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
+       {Pick{64, 32, "4x8x256.t1x1.s3.ws.r4"}, Pick{1024, 32, "8x32x64.t2x1.s4.w4x8"}, Pick{4096, 32, "32x32x32.t4x2.s4"},
         Pick{16384, 32, "32x32x32.t4x4.s4"}, Pick{64, 5376, "32x32x32.t4x2.s4"},
         Pick{1024, 5376, "128x128x16 (production)"}, Pick{4096, 5376, "128x128x16 (production)"},
         Pick{16384, 5376, "128x128x8.t8x16.s3.outer"}}) {
@@ -396,19 +396,26 @@ int main() {
   // tile.
   emu_sm_count = 4;
   {
-    const ByShapePlan p = plan_by_shape(1152, 129, 37, 4), q = plan_dx_by_shape(1152, 37, 129, 4);
+    const ByShapePlan p = plan_by_shape(1152, 129, 261, 4), q = plan_dx_by_shape(1152, 261, 129, 4);
     const bool ok = p.tile == 0 && p.rows == 1024 && p.tail_tile >= 0 && q.tile == 0 && q.rows == 1024 && q.tail_tile >= 0;
     failures += !ok;
     std::printf("%-6s split plans on 4 SMs: forward rows %lld then tile %d, dX rows %lld then tile %d\n",
                 ok ? "ok" : "FAIL", static_cast<long long>(p.rows), p.tail_tile, static_cast<long long>(q.rows),
                 q.tail_tile);
   }
-  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 37, true, 0, Family::uniform);
-  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 37, true, 1, Family::with_nan);
-  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 37, 129, 0,
+  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 261, true, 0, Family::uniform);
+  check("sm80.fwd.f32.fma.simt.by-shape split", launch_fwd_f32_simt_by_shape, 1152, 129, 261, true, 1, Family::with_nan);
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 261, 129, 0,
            Family::uniform);
-  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 37, 129, 1,
+  check_dx("sm80.bwd.dx.f32.fma.simt.by-shape split", launch_bwd_dx_f32_simt_by_shape, 1152, 261, 129, 1,
            Family::tiny_signed_zero);
+  {
+    // A reduction shorter than the split's minimum runs one grid.
+    const ByShapePlan p = plan_by_shape(1152, 129, 255, 4), q = plan_dx_by_shape(1152, 255, 129, 4);
+    const bool ok = p.tail_tile < 0 && p.rows == 1152 && q.tail_tile < 0 && q.rows == 1152;
+    failures += !ok;
+    std::printf("%-6s no split on 4 SMs under 256 reduction steps\n", ok ? "ok" : "FAIL");
+  }
   emu_sm_count = 132;
   // dW [N, K] of the seed's shapes: the cost model's choice is the tile measured fastest
   // (reports/evidence/h200-91d06eb-dw-tiles/).

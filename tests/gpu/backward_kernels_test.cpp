@@ -882,7 +882,8 @@ TEST_F(ByShapeDx, RowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const std::string id = "sm80.bwd.dx.f32.fma.simt.by-shape";
   int sm_count = 0;
   check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  constexpr std::int64_t kReduced = 37;  // the reduction: a tail in every tile's slab
+  // The reduction: a tail in every tile's slab, and long enough for the split of the rows (at least 256 steps).
+  constexpr std::int64_t kReduced = 261;
   properties::Rng rng(20261201);
   const auto value = [&rng] { return static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-23 - 1.0); };
   int switches = 0, split_batches = 0;

@@ -273,7 +273,9 @@ TEST_F(KernelProperties, Wgmma168StagedAndDirectStoresWriteExactlyTheOutput) {
 TEST_F(KernelProperties, ByShapeRowBitsDoNotChangeAcrossTheTileSwitchPoints) {
   const std::string id = "sm80.fwd.f32.fma.simt.by-shape";
   const int sm_count = sm_count_of_device0();
-  constexpr std::int64_t kK = 37;  // a K tail in every tile's slab
+  // A K tail in every tile's slab (8 to 256 steps), and long enough for the split of the rows past a 128x128
+  // tile's whole waves (reductions of at least 256 steps).
+  constexpr std::int64_t kK = 261;
   int switches = 0, split_batches = 0;
   for (std::int64_t N : {1, 16, 31, 32, 33, 64, 100, 129, 512, 5376}) {
     const auto plan = [&](std::int64_t M) { return kernels::detail::plan_by_shape(M, N, kK, sm_count); };
