@@ -178,7 +178,8 @@ rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamil
 
 namespace {
 rc::Gen<ForwardCase> gen_grid_case(std::vector<ValueFamily> families, CaseOptions o, std::int64_t min_m,
-                                   std::int64_t max_m, std::int64_t min_n, std::int64_t max_n, std::int64_t max_k) {
+                                   std::int64_t max_m, std::int64_t min_n, std::int64_t max_n, std::int64_t min_k,
+                                   std::int64_t max_k) {
   const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
       [o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
@@ -195,21 +196,22 @@ rc::Gen<ForwardCase> gen_grid_case(std::vector<ValueFamily> families, CaseOption
         return c;
       },
       rc::gen::inRange<std::int64_t>(min_m, max_m + 1), rc::gen::inRange<std::int64_t>(min_n, max_n + 1),
-      rc::gen::inRange<std::int64_t>(1, max_k + 1), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
+      rc::gen::inRange<std::int64_t>(min_k, max_k + 1), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
       rc::gen::arbitrary<std::uint64_t>(), rc::gen::inRange(0, 2));
 }
 }  // namespace
 
 rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
-  return gen_grid_case(std::move(families), o, 1024, 4096, 1024, 6000, 80);
+  // K >= 256: the FP32 by-shape variants split a grid's rows only over reductions of 256 steps or more.
+  return gen_grid_case(std::move(families), o, 1024, 4096, 1024, 6000, 256, 300);
 }
 
 rc::Gen<ForwardCase> gen_wide_rows_case(std::vector<ValueFamily> families, CaseOptions o) {
-  return gen_grid_case(std::move(families), o, 1, 128, 16000, 22000, 64);
+  return gen_grid_case(std::move(families), o, 1, 128, 16000, 22000, 1, 64);
 }
 
 rc::Gen<ForwardCase> gen_weight_grid_case(std::vector<ValueFamily> families, CaseOptions o) {
-  return gen_grid_case(std::move(families), o, 512, 1800, 2048, 3000, 100);
+  return gen_grid_case(std::move(families), o, 512, 1800, 2048, 3000, 1, 100);
 }
 
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, bool bf16_operands) {

@@ -51,9 +51,9 @@ struct CaseOptions {
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions options);
 rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families,
                                       bool bf16_operands = false);
-// Cases with many output tiles and a short K (M in [1024, 4096], N in [1024, 6000], K in [1, 80]): grids
-// of several waves, so that work split across waves (a tail of smaller tiles) is exercised, while the
-// host emulator stays affordable.
+// Cases with many output tiles and a K of a few hundred (M in [1024, 4096], N in [1024, 6000], K in [256, 300]):
+// grids of several waves, so that work split across waves (a tail of smaller tiles; the FP32 by-shape variants
+// split only over reductions of 256 steps or more) is exercised, while the host emulator stays affordable.
 rc::Gen<ForwardCase> gen_large_grid_case(std::vector<ValueFamily> families, CaseOptions options);
 // Cases of few rows and many columns (M in [1, 128], N in [16000, 22000], K in [1, 64]), the shape of a
 // fused projection or a vocabulary at small batch: one wave of wide tiles, where a variant may pick

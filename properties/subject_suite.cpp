@@ -89,7 +89,7 @@ void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const 
               "subject output == emulator output of its contract, bit for bit, NaN bits included", bitwise, gen);
   if (t.device_buffers) {
     add_bitwise("forward.kernel_equals_emulator_large_grid",
-                "subject == emulator bit for bit on grids of many tiles (M >= 1024, N >= 1024, short K): several "
+                "subject == emulator bit for bit on grids of many tiles (M >= 1024, N >= 1024, K in [256, 300]): several "
                 "waves, and the split of a partial last wave into smaller tiles where a variant does that",
                 l2 ? 200 : 40, gen_large_grid_case(all, options));
     add_bitwise("forward.kernel_equals_emulator_wide_rows",
@@ -158,7 +158,7 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
       s.properties.push_back(spec_for(
           t, "backward.dx_kernel_equals_emulator_large_grid",
           "dX of the subject == the emulator's, bit for bit, on grids of many tiles (dX [M, K], M >= 1024, K >= "
-          "1024, a reduction of up to 80): several waves, and the rows past a partial last wave in another tile "
+          "1024, a reduction of 256 to 300): several waves, and the rows past a partial last wave in another tile "
           "where a variant does that",
           PropertyKind::bitwise, l2 ? 200 : 40, gen_large_grid_case(all, options),
           [subject, emulator](const ForwardCase& c) { return check_dx_equal(*subject, *emulator, c); }, o));
