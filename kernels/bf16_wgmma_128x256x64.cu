@@ -348,6 +348,15 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   constexpr int kBoxColumns = Box::columns, kElementBytes = kBf16 ? 2 : 4;
   const bool leader = threadIdx.x % 128 == 0;
   const int r_lo = warp * 16 + lane / 4;  // this thread's rows of the 64: r_lo and r_lo + 8
+  // This thread's pair within a group of 8 columns, in bytes; in a swizzled box, its 16-byte chunk within the
+  // group's chunks and its offset in that chunk, and the row's swizzle key (r_lo and r_lo + 8 share it). Kept
+  // apart so that each store's address is a constant per group plus these: computed from the pair's byte in
+  // the row (a division and a remainder by 16 per store) the general kernel needed registers it did not have
+  // (ptxas: 40 -> 164 bytes of spill stores) and BF16 Y ran 10-15% slower (H200, reports/evidence/
+  // h200-c49741a-bf16-final/).
+  const int lane_bytes = 2 * (lane % 4) * kElementBytes;
+  const int lane_chunk = lane_bytes / 16, lane_offset = lane_bytes % 16, swizzle_key = r_lo & 7;
+  constexpr int kChunksPerGroup = 8 * kElementBytes / 16;
 #pragma unroll
   for (int j = 0; j < kRingW / kBoxColumns; ++j) {
     if (j * kBoxColumns >= w.width || w.n0 + j * kBoxColumns >= a.N) break;
@@ -358,7 +367,6 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
       const int col = w.n0 + 8 * i + 2 * (lane % 4);
       const float b0 = a.bias != nullptr && col < a.N ? a.bias[col] : 0.0f;
       const float b1 = a.bias != nullptr && col + 1 < a.N ? a.bias[col + 1] : 0.0f;
-      const int byte_in_row = (8 * g + 2 * (lane % 4)) * kElementBytes;  // this thread's pair in the box's row
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = r_lo + 8 * h;
@@ -367,8 +375,9 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
           v0 = __fadd_rn(v0, b0);
           v1 = __fadd_rn(v1, b1);
         }
-        const int at = Box::swizzled ? r * 128 + (((byte_in_row / 16) ^ (r & 7)) * 16) + byte_in_row % 16
-                                     : r * Box::row_bytes + byte_in_row;
+        const int at = Box::swizzled
+                           ? r * 128 + (((g * kChunksPerGroup + lane_chunk) ^ swizzle_key) * 16) + lane_offset
+                           : r * Box::row_bytes + 8 * g * kElementBytes + lane_bytes;
         if constexpr (kBf16) {
           *reinterpret_cast<std::uint32_t*>(box + at) =
               static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(v0))) |
