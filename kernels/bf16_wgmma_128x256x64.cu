@@ -351,9 +351,9 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   // This thread's pair within a group of 8 columns, in bytes; in a swizzled box, its 16-byte chunk within the
   // group's chunks and its offset in that chunk, and the row's swizzle key (r_lo and r_lo + 8 share it). Kept
   // apart so that each store's address is a constant per group plus these: computed from the pair's byte in
-  // the row (a division and a remainder by 16 per store) the general kernel needed registers it did not have
-  // (ptxas: 40 -> 164 bytes of spill stores) and BF16 Y ran 10-15% slower (H200, reports/evidence/
-  // h200-c49741a-bf16-final/).
+  // the row (a division and a remainder by 16 per store) the general kernels needed registers they did not
+  // have (ptxas: 164 bytes of spill stores and 932 of loads, 44 and 52 now) and the forward with BF16 Y ran
+  // 1.18-1.30x cuBLAS at M >= 1024, 1.04-1.11x now (H200, reports/evidence/h200-8bdf080-bf16-stores/).
   const int lane_bytes = 2 * (lane % 4) * kElementBytes;
   const int lane_chunk = lane_bytes / 16, lane_offset = lane_bytes % 16, swizzle_key = r_lo & 7;
   constexpr int kChunksPerGroup = 8 * kElementBytes / 16;
