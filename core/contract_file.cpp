@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/bounded_file.h"
+
 namespace ordo {
 namespace {
 
@@ -195,6 +197,14 @@ Contract contract_from_json(const json& j, const std::string& where) {
   }
   f.no_unknown();
   if (const std::string problem = plan_problem(p, c.kind); !problem.empty()) fail(where, "", problem);
+  // An id is a claim about the arithmetic: a document may carry a built-in contract's id only with that
+  // contract's plan, wherever it is read (a --contract file, a corpus entry, a plugin, a manifest).
+  if (const Contract* builtin = find_contract(c.id)) {
+    auto a = contract_to_json(*builtin), b = contract_to_json(c);
+    a.erase("summary");
+    b.erase("summary");
+    if (a != b) fail(where, "id", "\"" + c.id + "\" is a built-in contract with another plan; give the contract its own id");
+  }
   return c;
 }
 
@@ -267,14 +277,13 @@ Contract contract_from_text(std::string_view text, const std::string& where) {
 }
 
 Contract load_contract_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "", "cannot open the contract file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail(path, "", "read error");
-  const std::string s = text.str();
-  if (s.size() > (1u << 20)) fail(path, "", "larger than 1 MiB: not a contract file");
-  return contract_from_text(s, path);
+  std::string text;
+  try {
+    text = read_bounded_file(path, std::size_t{1} << 20, "contract files");
+  } catch (const FileReadError& e) {
+    throw ContractFileError(e.what());
+  }
+  return contract_from_text(text, path);
 }
 
 std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& candidates,
@@ -305,14 +314,7 @@ Contract resolve_contract(const std::string& id_or_path) {
   if (const Contract* c = find_contract(id_or_path)) return *c;
   const bool looks_like_file = id_or_path.size() >= 5 && id_or_path.substr(id_or_path.size() - 5) == ".json";
   if (looks_like_file || (!valid_id(id_or_path) && id_or_path.find('/') != std::string::npos)) {
-    Contract c = load_contract_file(id_or_path);
-    if (const Contract* builtin = find_contract(c.id)) {
-      auto a = contract_to_json(*builtin), b = contract_to_json(c);
-      a.erase("summary");
-      b.erase("summary");
-      if (a != b) fail(id_or_path, "id", "\"" + c.id + "\" is a built-in contract with another plan; give the file its own id");
-    }
-    return c;
+    return load_contract_file(id_or_path);  // a built-in id in it must come with the built-in plan
   }
   std::vector<std::string> ids;
   for (const Contract* c : all_contracts()) ids.push_back(c->id);

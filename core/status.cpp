@@ -26,6 +26,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::launch_failed: return "launch_failed";
     case StatusCode::tool_error: return "tool_error";
     case StatusCode::subject_fault: return "subject_fault";
+    case StatusCode::subject_timeout: return "subject_timeout";
   }
   return "unknown";
 }

@@ -32,7 +32,9 @@ enum class StatusCode {
   launch_failed,             // the CUDA launch or a CUDA call failed
   tool_error,                // a harness error outside the kernel
   subject_fault,             // the subject broke the calling convention: wrote outside its output, left
-                             // output elements unwritten, changed an input, or returned the wrong count
+                             // output elements unwritten, changed an input, or returned the wrong count;
+                             // or its process exited or crashed during a call (subjects/isolated_plugin.h)
+  subject_timeout,           // the subject did not finish a call within its time limit (a hang); killed
 };
 
 std::string_view status_code_name(StatusCode code);

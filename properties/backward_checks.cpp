@@ -15,7 +15,8 @@ namespace ordo::properties {
 namespace {
 
 CheckResult refused(const BackwardSubject& b, const Status& s, const std::string& what) {
-  if (s.code == StatusCode::subject_fault) return CheckResult::failure(b.kernel_id() + " (" + what + "): " + s.to_string());
+  if (s.code == StatusCode::subject_fault || s.code == StatusCode::subject_timeout)
+    return CheckResult::fault(b.kernel_id() + " (" + what + "): " + s.to_string(), s.code == StatusCode::subject_timeout);
   return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem (" + what +
                             "): " + s.to_string());
 }

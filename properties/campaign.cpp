@@ -261,6 +261,7 @@ void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions&
 void merge_into(PropertyRun& into, const PropertyRun& from) {
   into.cases += from.cases;
   into.failed += from.failed;
+  into.subject_faults += from.subject_faults;
   into.tool_errors += from.tool_errors;
   into.elements += from.elements;
   into.overflowed += from.overflowed;
@@ -304,7 +305,7 @@ json run_to_json(const PropertyRun& r) {
     failures.push_back({{"reproduce", f.reproduce}, {"detail", f.detail}, {"original", f.original},
                         {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}, {"case_index", f.case_index},
                         {"family", f.family}});
-  return {{"cases", r.cases}, {"failed", r.failed}, {"tool_errors", r.tool_errors}, {"elements", r.elements},
+  return {{"cases", r.cases}, {"failed", r.failed}, {"subject_faults", r.subject_faults}, {"tool_errors", r.tool_errors}, {"elements", r.elements},
           {"overflowed", r.overflowed}, {"nonfinite_inputs", r.nonfinite_inputs}, {"skipped", r.skipped},
           {"requested", r.requested}, {"skip_reason", r.skip_reason}, {"max_error_over_bound", r.max_error_over_bound},
           {"max_relative_error", r.max_relative_error}, {"max_normwise_relative_error", r.max_normwise_relative_error},
@@ -315,6 +316,7 @@ json run_to_json(const PropertyRun& r) {
 void run_from_json(const json& j, PropertyRun& r) {
   r.cases = j.at("cases").get<std::int64_t>();
   r.failed = j.at("failed").get<std::int64_t>();
+  r.subject_faults = j.at("subject_faults").get<std::int64_t>();
   r.tool_errors = j.at("tool_errors").get<std::int64_t>();
   r.elements = j.at("elements").get<std::int64_t>();
   r.overflowed = j.at("overflowed").get<std::int64_t>();

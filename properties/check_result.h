@@ -9,6 +9,10 @@ namespace ordo::properties {
 struct CheckResult {
   bool passed = true;
   bool tool_error = false;
+  // The subject broke the calling convention, or its process exited, crashed or hung (a failure of the
+  // subject, counted with the failures and reported as its own verdict).
+  bool subject_fault = false;
+  bool hung = false;  // a subject fault by timeout: not repeated while shrinking (each try costs the timeout)
   std::string detail;  // for a failure: the first differing element, both values in hex, its inputs
   std::int64_t elements = 0;            // output elements compared or judged
   double max_error_over_bound = 0;      // bound properties: the tightness seen in this case
@@ -21,6 +25,12 @@ struct CheckResult {
     CheckResult r;
     r.passed = false;
     r.detail = std::move(why);
+    return r;
+  }
+  static CheckResult fault(std::string why, bool hung = false) {
+    CheckResult r = failure(std::move(why));
+    r.subject_fault = true;
+    r.hung = hung;
     return r;
   }
   static CheckResult error(std::string why) {

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
+#include "core/bounded_file.h"
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "properties/forward_checks.h"
@@ -221,7 +221,15 @@ std::vector<std::string> corpus_entry_files(const std::vector<std::string>& path
     if (std::filesystem::is_directory(status)) {
       for (auto it = std::filesystem::recursive_directory_iterator(p, ec); !ec && it != std::filesystem::recursive_directory_iterator();
            it.increment(ec))
-        if (it->path().extension() == ".json" && !it->is_directory()) files.insert(it->path().lexically_normal().string());
+        if (it->path().extension() == ".json" && !it->is_directory()) {
+          // An entry found by walking a folder is data of that folder: a link out of it is refused.
+          try {
+            (void)path_inside(p, std::filesystem::relative(it->path(), p).string());
+          } catch (const FileReadError& e) {
+            throw std::invalid_argument(e.what());
+          }
+          files.insert(it->path().lexically_normal().string());
+        }
       if (ec) throw std::invalid_argument(p + ": cannot list: " + ec.message());
     } else {
       files.insert(std::filesystem::path(p).lexically_normal().string());

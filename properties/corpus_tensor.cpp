@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/bounded_file.h"
 #include "core/checked_size.h"
 #include "core/float_bits.h"
 #include "properties/corpus_entry.h"
@@ -51,6 +52,11 @@ protocol::NpyArray read_reference(StrictObject& obj, const std::string& field, c
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) ref.fail("npy", "names " + name + ", which is missing beside the entry");
   protocol::NpyArray a;
+  try {
+    (void)path_inside(npy_dir, name);  // a link beside the entry must not lead out of its folder
+  } catch (const FileReadError& e) {
+    ref.fail("npy", e.what());
+  }
   try {
     a = protocol::read_npy(path.string());
   } catch (const protocol::NpyError& e) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 
 #include "core/float_bits.h"
@@ -117,6 +119,50 @@ std::string relation_row_name(const std::string& kind) {
   return "check.column_shard_equals_slice";
 }
 
+std::string relation_description(const std::string& kind) {
+  if (kind == "batch_size") return "a row alone == the same row in batches of other sizes and positions";
+  if (kind == "permutation") return "a batch with its rows permuted gives the same rows, permuted";
+  return "a column shard of W gives that slice of the whole output";
+}
+
+// A case's output as read, or why there is none. The values are shared: whoever holds a LoadedOutput
+// keeps its values alive, whatever the cache does meanwhile.
+struct LoadedOutput {
+  std::shared_ptr<const std::vector<float>> values;
+  bool bf16 = false;
+  std::string fault;  // non-empty: the file is missing or malformed (the subject's fault on this case)
+};
+
+// The outputs read so far, up to a budget of bytes: relations revisit a group's anchor for every batch,
+// so it stays; the rest is read again when needed.
+class OutputCache {
+ public:
+  OutputCache(CaseFolder& folder, std::size_t budget_bytes) : folder_(folder), budget_bytes_(budget_bytes) {}
+  LoadedOutput get(const CaseEntry& c) {
+    if (auto it = held_.find(c.id); it != held_.end()) return it->second;
+    LoadedOutput out;
+    try {
+      out.values = std::make_shared<const std::vector<float>>(folder_.output(c, &out.bf16));
+    } catch (const InputError& e) {
+      out.fault = e.what();
+    }
+    const std::size_t bytes = out.values ? out.values->size() * sizeof(float) : 0;
+    if (bytes_ + bytes > budget_bytes_) {
+      held_.clear();  // the handles already given out keep their values
+      bytes_ = 0;
+    }
+    bytes_ += bytes;
+    held_[c.id] = out;
+    return out;
+  }
+
+ private:
+  CaseFolder& folder_;
+  std::size_t budget_bytes_;
+  std::map<std::string, LoadedOutput> held_;
+  std::size_t bytes_ = 0;
+};
+
 }  // namespace
 
 std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptions& o) {
@@ -128,18 +174,23 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
   for (const std::string& id : o.only_cases)
     if (!m.find(id)) throw InputError(folder.folder() + "/manifest.json: no case \"" + id + "\"");
 
-  // Every input and output first: bad input is refused before anything is judged.
-  std::map<std::string, bool> bf16_of;
+  // Every input first: bad input (a malformed or altered input file) is refused before anything is
+  // judged. An output that is missing or malformed is the program's failure on that case, not bad
+  // input: it is a subject fault of that case, judged among the others.
+  for (const CaseEntry* c : cases) (void)folder.inputs(*c);
+  OutputCache outputs(folder, o.output_cache_bytes);
   for (const CaseEntry* c : cases) {
-    bool bf16 = false;
-    (void)folder.output(*c, &bf16);
-    bf16_of[c->id] = bf16;
-    if (o.contract && !o.contract->plan.allows_output(bf16 ? DType::bf16 : DType::f32))
-      throw InputError(folder.folder() + "/" + c->y + ": a " + (bf16 ? "bf16" : "f32") + " Y, which contract " +
+    const LoadedOutput& y = outputs.get(*c);
+    if (y.fault.empty() && o.contract && !o.contract->plan.allows_output(y.bf16 ? DType::bf16 : DType::f32))
+      throw InputError(folder.folder() + "/" + c->y + ": a " + (y.bf16 ? "bf16" : "f32") + " Y, which contract " +
                        o.contract->id + " does not allow");
-    (void)folder.inputs(*c);
   }
   const std::string contract_id = o.contract ? o.contract->id : "none";
+  const auto reproduce = [&](const std::string& contract, const std::vector<std::string>& ids) {
+    std::string r = "ordo check " + folder.folder() + " --contract " + contract;
+    for (const std::string& id : ids) r += " --case " + id;
+    return r;
+  };
   std::vector<PropertyRun> rows;
   if (o.contract) {
     PropertyRun eq = row("check.equals_contract", "every output element == the emulator of " + contract_id + ", bit for bit",
@@ -148,29 +199,38 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
                             "outputs within the error bound of the contract's plan of the exact result (mismatching "
                             "elements and a sample of the rest per case)",
                             PropertyKind::bound, folder.folder(), contract_id);
+    eq.requested = bound.requested = static_cast<std::int64_t>(cases.size());
     const auto start = std::chrono::steady_clock::now();
     std::int64_t done = 0;
     for (const CaseEntry* c : cases) {
-      bool bf16 = false;
-      const std::vector<float> y = folder.output(*c, &bf16);
-      ForwardProblem p = folder.inputs(*c);
-      p.bf16_output = bf16;
-      const CaseJudgement j = judge_case(*o.contract, p, y, o);
+      const LoadedOutput y = outputs.get(*c);  // a copy of the handle: the cache may drop its own
+      const std::string shape = c->id + " (M=" + std::to_string(c->M) + " N=" + std::to_string(c->N) +
+                                " K=" + std::to_string(c->K) + ", " + c->family + ", " + c->purpose;
       ++eq.cases;
       ++eq.families[c->family];
-      eq.elements += j.elements;
-      eq.requested = bound.requested = static_cast<std::int64_t>(cases.size());
-      if (j.mismatches > 0) {
-        ++eq.failed;
-        std::string detail = c->id + " (M=" + std::to_string(c->M) + " N=" + std::to_string(c->N) + " K=" + std::to_string(c->K) +
-                             ", " + c->family + ", " + c->purpose + ", y " + (bf16 ? "bf16" : "f32") + "): " +
-                             std::to_string(j.mismatches) + " of " + std::to_string(j.elements) + " elements differ";
-        for (const std::string& s : j.shown) detail += "\n    " + s;
-        eq.failures.push_back({"ordo check " + folder.folder() + " --contract " + contract_id + " --case " + c->id, detail,
-                               c->id, "", 0});
-      }
       ++bound.cases;
       ++bound.families[c->family];
+      if (!y.fault.empty()) {
+        // No output to judge: the case fails both rows as the subject's fault.
+        for (PropertyRun* r : {&eq, &bound}) {
+          ++r->failed;
+          ++r->subject_faults;
+          r->failures.push_back({reproduce(contract_id, {c->id}), shape + "): no usable output: " + y.fault, c->id, "", 0});
+        }
+        if (o.progress) o.progress("cases", ++done, static_cast<std::int64_t>(cases.size()));
+        continue;
+      }
+      ForwardProblem p = folder.inputs(*c);
+      p.bf16_output = y.bf16;
+      const CaseJudgement j = judge_case(*o.contract, p, *y.values, o);
+      eq.elements += j.elements;
+      if (j.mismatches > 0) {
+        ++eq.failed;
+        std::string detail = shape + ", y " + (y.bf16 ? "bf16" : "f32") + "): " + std::to_string(j.mismatches) + " of " +
+                             std::to_string(j.elements) + " elements differ";
+        for (const std::string& line : j.shown) detail += "\n    " + line;
+        eq.failures.push_back({reproduce(contract_id, {c->id}), detail, c->id, "", 0});
+      }
       bound.elements += j.bound_judged;
       bound.nonfinite_inputs += j.nonfinite;
       bound.overflowed += j.overflowed;
@@ -179,7 +239,7 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
       fam = std::max(fam, j.max_ratio);
       if (j.bound_violations > 0) {
         ++bound.failed;
-        bound.failures.push_back({"ordo check " + folder.folder() + " --contract " + contract_id + " --case " + c->id,
+        bound.failures.push_back({reproduce(contract_id, {c->id}),
                                   c->id + ": " + std::to_string(j.bound_violations) + " of " + std::to_string(j.bound_judged) +
                                       " judged elements outside the bound; first " + j.first_violation,
                                   c->id, "", 0});
@@ -192,43 +252,47 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
   }
 
   // The relations, grouped by kind. A relation is judged only when both its cases are selected.
+  std::set<std::string> selected;
+  for (const CaseEntry* c : cases) selected.insert(c->id);
   std::map<std::string, PropertyRun> by_kind;
-  std::map<std::string, std::vector<float>> outputs;
-  auto y_of = [&](const std::string& id) -> const std::vector<float>& {
-    auto it = outputs.find(id);
-    if (it != outputs.end()) return it->second;
-    if (outputs.size() > 64) outputs.clear();
-    bool bf16 = false;
-    return outputs[id] = folder.output(*m.find(id), &bf16);
-  };
   const bool any_nan = o.contract && !o.contract->plan.nan_bits.has_value();
   for (const Relation& r : m.relations) {
-    if (!bf16_of.count(r.reference.case_id) || !bf16_of.count(r.subject.case_id)) continue;
-    auto [it, fresh] = by_kind.try_emplace(r.kind, row(relation_row_name(r.kind),
-                                                       r.kind == "batch_size"    ? "a row alone == the same row in batches of other sizes and positions"
-                                                       : r.kind == "permutation" ? "a batch with its rows permuted gives the same rows, permuted"
-                                                                                 : "a column shard of W gives that slice of the whole output",
+    if (!selected.count(r.reference.case_id) || !selected.count(r.subject.case_id)) continue;
+    auto [it, fresh] = by_kind.try_emplace(r.kind, row(relation_row_name(r.kind), relation_description(r.kind),
                                                        PropertyKind::invariance, folder.folder(), contract_id));
     PropertyRun& run = it->second;
+    run.unit = "relations";
     ++run.cases;
     ++run.requested;
     const CaseEntry& ref = *m.find(r.reference.case_id);
     const CaseEntry& sub = *m.find(r.subject.case_id);
     ++run.families[ref.family];
+    // Both outputs are held by their own handles while they are compared: the cache may evict its copies
+    // while the second one loads, never the values these point to.
+    const LoadedOutput a = outputs.get(ref);
+    const LoadedOutput b = outputs.get(sub);
+    const std::string reproduce_line = reproduce("none", {ref.id, sub.id});
+    if (!a.fault.empty() || !b.fault.empty()) {
+      ++run.failed;
+      ++run.subject_faults;
+      run.failures.push_back({reproduce_line, r.description + ": no usable output: " + (a.fault.empty() ? b.fault : a.fault),
+                              ref.id + " vs " + sub.id, "", 0});
+      continue;
+    }
     std::string difference;
     std::int64_t differing_rows = 0;
-    if (bf16_of[ref.id] != bf16_of[sub.id]) {
+    if (a.bf16 != b.bf16) {
       difference = ref.id + " and " + sub.id + " have Y of different dtypes; the relation needs one";
       differing_rows = 1;
     } else {
-      const std::vector<float>& a = y_of(ref.id);
-      const std::vector<float>& b = y_of(sub.id);
+      const std::vector<float>& ya = *a.values;
+      const std::vector<float>& yb = *b.values;
       for (std::size_t i = 0; i < r.reference.rows.size(); ++i) {
         const std::int64_t ra = r.reference.rows[i], rb = r.subject.rows[i];
         std::int64_t first = -1, count = 0;
         for (std::int64_t j = 0; j < r.cols; ++j) {
-          const float va = a[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + j)];
-          const float vb = b[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + j)];
+          const float va = ya[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + j)];
+          const float vb = yb[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + j)];
           if (!same_output(vb, va, any_nan)) {
             if (first < 0) first = j;
             ++count;
@@ -240,8 +304,8 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
           std::ostringstream os;
           os << r.description << ": row " << ra << " of " << ref.id << " (M=" << ref.M << ") and row " << rb << " of "
              << sub.id << " (M=" << sub.M << ") differ in " << count << " of " << r.cols << " columns; first at column "
-             << first << ": " << describe_float(a[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + first)]) << " vs "
-             << describe_float(b[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + first)]);
+             << first << ": " << describe_float(ya[static_cast<std::size_t>(ra * ref.N + r.reference.col_begin + first)])
+             << " vs " << describe_float(yb[static_cast<std::size_t>(rb * sub.N + r.subject.col_begin + first)]);
           difference = os.str();
         }
       }
@@ -249,8 +313,7 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
     if (differing_rows > 0) {
       ++run.failed;
       if (differing_rows > 1) difference += " (" + std::to_string(differing_rows) + " row pairs differ)";
-      run.failures.push_back({"ordo check " + folder.folder() + " --contract none --case " + ref.id + " --case " + sub.id,
-                              difference, ref.id + " vs " + sub.id, "", 0});
+      run.failures.push_back({reproduce_line, difference, ref.id + " vs " + sub.id, "", 0});
     }
   }
   for (const char* kind : {"batch_size", "permutation", "column_shard"})

@@ -22,6 +22,9 @@ struct FolderCheckOptions {
   // deterministic sample of the rest): MPFR costs ~100 ns a term, so a big case is sampled.
   std::int64_t bound_elements_per_case = 2000;
   int shown_mismatches = 5;
+  // Outputs kept in memory between relations (a group's anchor is compared with every batch); beyond
+  // this the cache starts again. Tests set it small to exercise eviction.
+  std::size_t output_cache_bytes = std::size_t{1} << 30;
   std::function<void(const std::string& what, std::int64_t done, std::int64_t total)> progress;
 };
 

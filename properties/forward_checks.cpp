@@ -38,7 +38,8 @@ BackendResult run(ForwardSubject& b, const ForwardProblem& p) {
 CheckResult backend_error(const ForwardSubject& b, const Status& s) {
   // A subject that breaks the calling convention (writes outside its output, leaves outputs unwritten)
   // fails the property; a refusal of a valid problem is a case the harness could not check.
-  if (s.code == StatusCode::subject_fault) return CheckResult::failure(b.kernel_id() + ": " + s.to_string());
+  if (s.code == StatusCode::subject_fault || s.code == StatusCode::subject_timeout)
+    return CheckResult::fault(b.kernel_id() + ": " + s.to_string(), s.code == StatusCode::subject_timeout);
   return CheckResult::error(b.name() + " (" + b.kernel_id() + ") refused a valid problem: " + s.to_string());
 }
 

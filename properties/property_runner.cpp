@@ -202,6 +202,11 @@ CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::i
     out.failure = FailureRecord{reproduce_command(spec, options, index), "tool error: " + out.r.detail, out.c.summary(), "", 0};
     out.failure->case_index = index;
     out.failure->family = family_name(out.c.family);
+  } else if (!out.r.passed && out.r.hung) {
+    // A hang is not minimised: every try would cost the whole timeout again.
+    out.failure = FailureRecord{reproduce_command(spec, options, index), out.r.detail, out.c.summary(), "", 0};
+    out.failure->case_index = index;
+    out.failure->family = family_name(out.c.family);
   } else if (!out.r.passed) {
     FailureRecord f;
     f.reproduce = reproduce_command(spec, options, index);
@@ -240,7 +245,10 @@ void record_case(PropertyRun& run, const CaseOutcome& o, std::size_t max_kept_fa
     family_max = std::max(family_max, r.max_error_over_bound);
   }
   if (r.tool_error) ++run.tool_errors;
-  else if (!r.passed) ++run.failed;
+  else if (!r.passed) {
+    ++run.failed;
+    if (r.subject_fault) ++run.subject_faults;
+  }
   if (o.failure && run.failures.size() < max_kept_failures) run.failures.push_back(*o.failure);
 }
 

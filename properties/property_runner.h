@@ -51,6 +51,7 @@ struct PropertyRun {
   bool expect_failure = false;
   std::int64_t cases = 0;        // cases run
   std::int64_t failed = 0;       // cases where the check failed
+  std::int64_t subject_faults = 0;  // of the failed cases: the subject faulted (exited, crashed, hung, broke the ABI)
   std::int64_t tool_errors = 0;  // cases that could not be checked
   std::int64_t elements = 0;     // output elements compared / judged in total
   std::int64_t overflowed = 0, nonfinite_inputs = 0;
@@ -65,7 +66,10 @@ struct PropertyRun {
   std::int64_t requested = 0;  // cases planned
   std::int64_t skipped = 0;    // cases planned but not run (scenarios that need two GPUs, ...)
   std::string skip_reason;
-  RowEvidence evidence() const { return {kind, expect_failure, requested, cases, skipped, failed, tool_errors}; }
+  // What `cases` counts: "cases" (generated problems, malformed calls) or "relations" (`ordo check`'s
+  // invariance rows: pairs of outputs that must be equal).
+  std::string unit = "cases";
+  RowEvidence evidence() const { return {kind, expect_failure, requested, cases, skipped, failed, subject_faults, tool_errors}; }
   Verdict verdict() const { return compute_verdict(evidence()); }
   bool passed() const { return verdict() == Verdict::pass; }
 };

@@ -20,9 +20,17 @@ std::string_view mutant_outcome(Verdict v) {
       return "survived";
     case Verdict::tool_error:
       return "error";
-    default:
+    case Verdict::inconclusive:
       return "not run";
+    // A mutant row never gets these (a failed case is its pass); as a row of a production subject they
+    // are not self-test outcomes at all.
+    case Verdict::mismatch:
+    case Verdict::bound_violation:
+    case Verdict::expected_rejection_missing:
+    case Verdict::subject_fault:
+      return "not a mutant";
   }
+  return "not a mutant";
 }
 
 SelftestSummary summarize_selftest(const std::vector<PropertyRun>& rows) {
@@ -43,9 +51,13 @@ SelftestSummary summarize_selftest(const std::vector<PropertyRun>& rows) {
       case Verdict::tool_error:
         ++s.tool_errors;
         break;
-      default:
+      case Verdict::inconclusive:  // no GPU, another SM, stopped early
+      case Verdict::mismatch:      // (not verdicts of a row that expects failures)
+      case Verdict::bound_violation:
+      case Verdict::expected_rejection_missing:
+      case Verdict::subject_fault:
         ++s.not_run;
-        break;  // inconclusive: no GPU, another SM, stopped early
+        break;
     }
   }
   const std::int64_t ran = s.killed + s.survived + s.tool_errors;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <system_error>
 
+#include "core/bounded_file.h"
 #include "core/checked_size.h"
 #include "core/float_bits.h"
 
@@ -71,23 +72,12 @@ void Location::fail(const std::string& field, const std::string& what) const {
 
 std::string read_corpus_file(const std::string& path) {
   const Location where{path, std::nullopt};
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec) where.fail("", "cannot open: " + ec.message());
-  if (!std::filesystem::is_regular_file(status)) where.fail("", "not a regular file");
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) where.fail("", "cannot read its size: " + ec.message());
-  if (size > kMaxCorpusFileBytes)
-    where.fail("", "the file is " + std::to_string(size) + " bytes; corpus files are at most 256 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) where.fail("", "cannot open");
-  std::string text;
-  text.reserve(static_cast<std::size_t>(size));
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) where.fail("", "read error");
-  // The file may have grown since it was measured; the limit is on what is parsed.
-  if (text.size() > kMaxCorpusFileBytes) where.fail("", "the file grew past 256 MiB while it was read");
-  return text;
+  try {
+    return read_bounded_file(path, static_cast<std::size_t>(kMaxCorpusFileBytes), "corpus files");
+  } catch (const FileReadError& e) {
+    const std::string what = e.what();
+    where.fail("", what.rfind(path + ": ", 0) == 0 ? what.substr(path.size() + 2) : what);
+  }
 }
 
 json parse_strict_json(std::string_view text, const std::string& file) {

@@ -20,6 +20,7 @@ enum class Verdict {
   bound_violation,             // an output outside its error bound
   expected_rejection_missing,  // a malformed call was accepted, or refused with the wrong code
   mutant_missed,               // a self-test subject (deliberately broken) passed every case
+  subject_fault,               // the subject broke the calling convention, or its process exited, crashed or hung
   inconclusive,                // nothing ran (no GPU, another SM, zero cases)
   tool_error,                  // the harness could not check a case
 };
@@ -30,7 +31,8 @@ struct RowEvidence {
   std::int64_t requested = 0;   // cases planned
   std::int64_t run = 0;         // cases checked
   std::int64_t skipped = 0;     // cases planned but not run, with a reason
-  std::int64_t failed = 0;      // cases where the check failed
+  std::int64_t failed = 0;      // cases where the check failed (subject faults included)
+  std::int64_t subject_faults = 0;  // of those, cases where the subject itself faulted
   std::int64_t tool_errors = 0;
 };
 

@@ -1,10 +1,12 @@
 #include "protocol/cases_manifest.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/bounded_file.h"
 #include "core/bounded_json.h"
 #include "core/checked_size.h"
 
@@ -199,11 +201,13 @@ CasesManifest parse_manifest(std::string_view text, const std::string& where) {
 
 CasesManifest read_manifest(const std::string& folder) {
   const std::string path = folder + "/manifest.json";
-  std::ifstream in(path);
-  if (!in) throw ManifestError(path + ": cannot open (is " + folder + " an `ordo cases` folder?)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_manifest(text.str(), path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ManifestError(path + ": cannot open (is " + folder + " an `ordo cases` folder?)");
+  try {
+    return parse_manifest(read_bounded_file(path, kMaxManifestBytes, "manifests"), path);
+  } catch (const FileReadError& e) {
+    throw ManifestError(e.what());
+  }
 }
 
 void write_manifest(const std::string& folder, const CasesManifest& m) {

@@ -70,6 +70,9 @@ CasesManifest manifest_from_json(const nlohmann::json& j, const std::string& whe
 // levels (the format needs 4; an embedded contract 3 more), no key twice in one object, then
 // manifest_from_json.
 inline constexpr int kMaxManifestDepth = 16;
+// A manifest of 2^20 cases is about 300 MB; ordo writes a few thousand at most. Larger files are refused
+// unread.
+inline constexpr std::size_t kMaxManifestBytes = std::size_t{256} << 20;
 CasesManifest parse_manifest(std::string_view text, const std::string& where);
 CasesManifest read_manifest(const std::string& folder);           // folder/manifest.json
 void write_manifest(const std::string& folder, const CasesManifest& m);  // atomically

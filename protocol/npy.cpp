@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "core/bounded_file.h"
 #include "core/checked_size.h"
 
 namespace ordo::protocol {
@@ -347,15 +348,17 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
 NpyArray read_npy(const std::string& path) {
   // Three reads (preamble, header, data) so that the data goes straight into the array and a bad header
   // is refused before anything large is allocated.
+  // Opened without blocking and checked to be a regular file before a byte is read: a FIFO would block
+  // the open itself, a device would never end.
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) throw NpyError(path, "cannot open: " + errno_text(errno));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) throw NpyError(path, "cannot stat: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) throw NpyError(path, "not a regular file");
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > kNpyMaxFileBytes)
-    throw NpyError(path, "the file is " + std::to_string(size) + " bytes; ordo reads .npy files of at most 16 GiB");
+  std::size_t file_size = 0;
+  try {
+    f.fd = open_regular_file(path, static_cast<std::size_t>(kNpyMaxFileBytes), ".npy files", &file_size);
+  } catch (const FileReadError& e) {
+    const std::string what = e.what();
+    throw NpyError(path, what.rfind(path + ": ", 0) == 0 ? what.substr(path.size() + 2) : what);
+  }
+  const auto size = static_cast<std::uint64_t>(file_size);
   std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 12)), '\0');
   read_at(f.fd, head.data(), head.size(), 0, path);
   const auto [offset, header_len] = parse_preamble(head, size, path);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/bounded_file.h"
 #include "core/bounded_json.h"
 
 namespace ordo::reports {
@@ -148,7 +149,7 @@ properties::Verdict parse_verdict(const Fields& f, const std::string& key) {
   for (properties::Verdict v :
        {properties::Verdict::pass, properties::Verdict::mismatch, properties::Verdict::bound_violation,
         properties::Verdict::expected_rejection_missing, properties::Verdict::mutant_missed,
-        properties::Verdict::inconclusive, properties::Verdict::tool_error})
+        properties::Verdict::subject_fault, properties::Verdict::inconclusive, properties::Verdict::tool_error})
     if (properties::verdict_name(v) == name) return v;
   f.fail(f.name(key), "unknown verdict \"" + name + "\"");
 }
@@ -206,6 +207,12 @@ ResultRow read_row(const Fields& f) {
   run.expect_failure = f.boolean("expect_failure");
   run.cases = f.count("cases");
   run.failed = f.count("failed");
+  run.subject_faults = f.count("subject_faults", Need::optional);  // written since subjects run isolated
+  if (run.subject_faults > run.failed) f.fail(f.name("subject_faults"), "more subject faults than failed cases");
+  if (f.find("unit", Need::optional)) {
+    run.unit = f.string("unit");
+    if (run.unit != "cases" && run.unit != "relations") f.fail(f.name("unit"), "must be \"cases\" or \"relations\"");
+  }
   run.tool_errors = f.count("tool_errors");
   run.skipped = f.count("skipped");
   run.requested = f.count("requested", Need::optional);  // absent before the runner planned cases
@@ -296,15 +303,12 @@ Report parse_report(const std::string& text, const std::string& source) {
 }
 
 Report read_report_file(const std::string& path) {
-  // An ifstream opens a folder without complaint and then reads nothing: say what it is instead.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ReportReadError(path + ": cannot read: a folder, not a report file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportReadError(path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ReportReadError(path + ": cannot read: " + std::strerror(errno));
-  return parse_report(text.str(), path);
+  // A folder, a FIFO or a device is refused without reading; so is a file larger than any report.
+  try {
+    return parse_report(read_bounded_file(path, std::size_t{256} << 20, "reports"), path);
+  } catch (const FileReadError& e) {
+    throw ReportReadError(e.what());
+  }
 }
 
 }  // namespace ordo::reports

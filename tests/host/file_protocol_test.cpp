@@ -164,23 +164,38 @@ std::string input_error(CaseFolder& folder) {
   return "";
 }
 
-TEST(FileProtocol, EachBadFileIsRefusedNamingItAndNothingIsJudged) {
-  const std::string dir = fresh_folder("bad");
+// The first failure of `check.equals_contract` of a folder whose first case's y.npy is bad: a missing or
+// malformed output is the program's failure on that case (a subject fault), judged among the others.
+std::string output_fault(CaseFolder& folder) {
+  FolderCheckOptions o;
+  o.contract = contract_fwd_f32_fma_chain();
+  const std::vector<PropertyRun> rows = check_folder(folder, o);
+  const PropertyRun* eq = row(rows, "check.equals_contract");
+  if (eq == nullptr || eq->failures.empty()) return "";
+  EXPECT_EQ(eq->verdict(), Verdict::subject_fault);
+  EXPECT_EQ(eq->failed, 1) << "one bad output is one failed case";
+  EXPECT_EQ(eq->cases, static_cast<std::int64_t>(folder.manifest().cases.size())) << "the other cases are judged";
+  return eq->failures[0].detail;
+}
+
+TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
+  const std::string dir = fresh_folder("bad-y");
   CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
   opts.shapes = {{8, 4, 6}};
   CaseFolder folder(dir, generate_cases(opts, dir));
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   const std::string y = dir + "/" + c.y;
-  EXPECT_NE(input_error(folder).find(y + ": missing"), std::string::npos) << input_error(folder);
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  std::filesystem::remove(y);
+  EXPECT_NE(output_fault(folder).find(y + ": missing"), std::string::npos) << output_fault(folder);
   std::vector<float> v(static_cast<std::size_t>(c.M * c.N), 1.0f);
   protocol::write_npy(y, protocol::NpyDtype::f4, {c.N, c.M}, v.data(), v.size() * 4);  // transposed shape
-  EXPECT_NE(input_error(folder).find(y + ": shape must be (" + std::to_string(c.M) + ", " + std::to_string(c.N) + ")"),
+  EXPECT_NE(output_fault(folder).find(y + ": shape must be (" + std::to_string(c.M) + ", " + std::to_string(c.N) + ")"),
             std::string::npos)
-      << input_error(folder);
+      << output_fault(folder);
   std::vector<std::int64_t> as_int(v.size(), 1);
   protocol::write_npy(y, protocol::NpyDtype::i8, {c.M, c.N}, as_int.data(), as_int.size() * 8);
-  EXPECT_NE(input_error(folder).find(y + ": dtype <i8"), std::string::npos) << input_error(folder);
+  EXPECT_NE(output_fault(folder).find(y + ": dtype <i8"), std::string::npos) << output_fault(folder);
   {
     // Fortran order: a header numpy writes for np.asfortranarray.
     std::string text = protocol::encode_npy_header(protocol::NpyDtype::f4, {c.M, c.N}, protocol::NpyBf16Descr::u2, y);
@@ -190,17 +205,69 @@ TEST(FileProtocol, EachBadFileIsRefusedNamingItAndNothingIsJudged) {
     f << text;
     f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
   }
-  EXPECT_NE(input_error(folder).find("fortran_order"), std::string::npos) << input_error(folder);
+  EXPECT_NE(output_fault(folder).find("fortran_order"), std::string::npos) << output_fault(folder);
   {
     std::ofstream f(y, std::ios::binary | std::ios::trunc);
     f << protocol::encode_npy_header(protocol::NpyDtype::f4, {c.M, c.N}, protocol::NpyBf16Descr::u2, y) << "abc";
   }
-  EXPECT_NE(input_error(folder).find("truncated"), std::string::npos) << input_error(folder);
-  // A BF16 operand file in an f32 folder (with a valid Y again, so that the operand is the first defect).
-  protocol::write_npy(y, protocol::NpyDtype::f4, {c.M, c.N}, v.data(), v.size() * 4);
+  EXPECT_NE(output_fault(folder).find("truncated"), std::string::npos) << output_fault(folder);
+}
+
+TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
+  const std::string dir = fresh_folder("bad");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  const protocol::CaseEntry& c = folder.manifest().cases[0];
+  // A BF16 operand file in an f32 folder.
   std::vector<std::uint16_t> bits(static_cast<std::size_t>(c.M * c.K), 0x3f80);
   protocol::write_npy(dir + "/" + c.x, protocol::NpyDtype::u2, {c.M, c.K}, bits.data(), bits.size() * 2);
   EXPECT_NE(input_error(folder).find(c.x + ": dtype <u2, expected <f4"), std::string::npos) << input_error(folder);
+}
+
+// Relations compare two outputs; the judge once kept a reference to the first while loading the second
+// into a cache that it cleared past 64 outputs, and so compared freed memory. Level-1 folders hold more
+// than 64 outputs; with a cache of one byte every load evicts everything before it.
+TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
+  const std::string dir = fresh_folder("cache");
+  CasesOptions opts;
+  opts.contract = contract_fwd_f32_fma_chain();
+  opts.seed = 3;
+  opts.level = 1;
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  ASSERT_GT(folder.manifest().cases.size(), 64u);
+  ASSERT_GT(folder.manifest().relations.size(), 10u);
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  for (const std::size_t cache : {std::size_t{1}, std::size_t{1} << 30}) {
+    FolderCheckOptions o;
+    o.output_cache_bytes = cache;
+    for (const PropertyRun& r : check_folder(folder, o)) {
+      EXPECT_TRUE(r.passed()) << r.name << " (cache " << cache << " bytes): " << (r.failures.empty() ? "" : r.failures[0].detail);
+      EXPECT_EQ(r.unit, "relations");
+    }
+  }
+  // One row changed in the last batch relation's batch: exactly that relation fails, naming the row.
+  const protocol::Relation* last = nullptr;
+  for (const protocol::Relation& r : folder.manifest().relations)
+    if (r.kind == "batch_size") last = &r;
+  ASSERT_NE(last, nullptr);
+  const protocol::CaseEntry& batch = *folder.manifest().find(last->subject.case_id);
+  bool bf16 = false;
+  std::vector<float> y = folder.output(batch, &bf16);
+  const std::int64_t row_index = last->subject.rows[0];
+  y[static_cast<std::size_t>(row_index * batch.N + batch.N / 2)] = std::nextafter(y[static_cast<std::size_t>(row_index * batch.N + batch.N / 2)], 1e30f);
+  protocol::write_npy(folder.folder() + "/" + batch.y, protocol::NpyDtype::f4, {batch.M, batch.N}, y.data(), y.size() * 4);
+  FolderCheckOptions o;
+  o.output_cache_bytes = 1;
+  const std::vector<PropertyRun> rows = check_folder(folder, o);
+  const PropertyRun* sizes = row(rows, "check.batch_size_invariance");
+  ASSERT_NE(sizes, nullptr);
+  EXPECT_EQ(sizes->failed, 1);
+  ASSERT_EQ(sizes->failures.size(), 1u);
+  EXPECT_NE(sizes->failures[0].detail.find("row " + std::to_string(row_index) + " of " + batch.id), std::string::npos)
+      << sizes->failures[0].detail;
+  EXPECT_NE(sizes->failures[0].detail.find("differ in 1 of"), std::string::npos) << sizes->failures[0].detail;
 }
 
 TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {

@@ -79,7 +79,8 @@ TEST(Plugins, AnOrderThatSwitchesAtABatchSizeIsCaught) {
 TEST(Plugins, AnUnwrittenOutputElementIsASubjectFault) {
   const properties::Suite suite = suite_of(plugin("short_write"));
   const properties::PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
-  EXPECT_EQ(r.verdict(), properties::Verdict::mismatch);
+  EXPECT_EQ(r.verdict(), properties::Verdict::subject_fault);
+  EXPECT_EQ(r.subject_faults, r.failed);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].detail.find("subject_fault: left 1 of"), std::string::npos) << r.failures[0].detail;
   EXPECT_NE(r.failures[0].detail.find("elements of y unwritten"), std::string::npos) << r.failures[0].detail;
@@ -88,7 +89,7 @@ TEST(Plugins, AnUnwrittenOutputElementIsASubjectFault) {
 TEST(Plugins, AWriteOutsideTheOutputIsASubjectFault) {
   const properties::Suite suite = suite_of(plugin("overrun"));
   const properties::PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
-  EXPECT_EQ(r.verdict(), properties::Verdict::mismatch);
+  EXPECT_EQ(r.verdict(), properties::Verdict::subject_fault);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].detail.find("wrote outside its output y: 4 byte(s) in the 4096 bytes after it"),
             std::string::npos)

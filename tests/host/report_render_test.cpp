@@ -261,9 +261,12 @@ TEST(ReportReader, WholeFileErrorsNameTheFile) {
             0u);
   EXPECT_EQ(message([] { (void)parse_report("[1]", "t.json"); }),
             "t.json: not an ordo report: the top level must be a JSON object");
-  EXPECT_EQ(message([] { (void)read_report_file("/"); }), "/: cannot read: a folder, not a report file");
+  EXPECT_EQ(message([] { (void)read_report_file("/"); }),
+            "/: a directory, not a regular file (ordo reads reports only from regular files)");
   EXPECT_EQ(message([] { (void)read_report_file("/nonexistent/r.json"); }),
-            "/nonexistent/r.json: cannot read: No such file or directory");
+            "/nonexistent/r.json: cannot open: No such file or directory");
+  EXPECT_EQ(message([] { (void)read_report_file("/dev/zero"); }),
+            "/dev/zero: a character device, not a regular file (ordo reads reports only from regular files)");
 }
 
 TEST(ReportMarkdown, StartsWithTheVerdictInOneBoldLine) {
@@ -447,7 +450,7 @@ TEST(ReportCommand, ExitCodes) {
 
   r = ordo_report(::testing::TempDir() + "/ordo-report-missing.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("ordo-report-missing.json: cannot read"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ordo-report-missing.json: cannot open"), std::string::npos) << r.output;
 
   r = ordo_report(good + " --html /nonexistent-folder/page.html");
   EXPECT_EQ(r.exit_code, 4) << r.output;
