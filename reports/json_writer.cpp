@@ -4,6 +4,7 @@ namespace ordo::reports {
 
 std::string report_verdict(const Report& r) {
   if (r.interrupted) return "interrupted";
+  if (r.nothing_ran()) return "inconclusive";
   if (!r.all_passed()) return "fail";
   return r.any_inconclusive() ? "pass_with_inconclusive" : "pass";
 }

@@ -41,6 +41,9 @@ std::string headline(const Report& r, const ReportSummary& s) {
   if (r.interrupted) {
     h << "INTERRUPTED: stopped after " << s.rows << (s.rows == 1 ? " check" : " checks") << " and " << cases
       << "; an interrupted run is never a pass";
+  } else if (s.verdict == "inconclusive") {
+    h << "INCONCLUSIVE: nothing ran: none of the " << s.rows << (s.rows == 1 ? " check" : " checks")
+      << " could run here (each row says why); a run in which nothing ran is never a pass";
   } else if (s.verdict == "fail") {
     h << "FAIL: " << s.failing_rows << " of " << s.rows << " checks failed (";
     const char* sep = "";

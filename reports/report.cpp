@@ -6,8 +6,14 @@ namespace ordo::reports {
 
 std::string ResultRow::verdict() const { return std::string(properties::verdict_name(run.verdict())); }
 
+bool Report::nothing_ran() const {
+  for (const ResultRow& r : results)
+    if (r.run.cases > 0 || r.run.tool_errors > 0) return false;
+  return true;
+}
+
 bool Report::all_passed() const {
-  if (interrupted || results.empty()) return false;
+  if (interrupted || results.empty() || nothing_ran()) return false;
   for (const ResultRow& r : results)
     if (!properties::row_lets_run_pass(r.run.verdict(), r.run.skip_reason)) return false;
   return true;

@@ -53,10 +53,12 @@ struct Report {
   nlohmann::json bench = nlohmann::json::array();
   std::vector<TimelinePoint> timeline;  // campaigns only; written when non-empty
 
-  bool interrupted = false;     // stopped by SIGINT: the rows so far, never a pass
+  bool interrupted = false;     // stopped by SIGINT or SIGTERM: the rows so far, never a pass
   // Every row passed, or did not run for a stated reason (properties::row_lets_run_pass); never with no
-  // rows or when interrupted.
+  // rows, when interrupted, or when nothing ran at all (no GPU for a GPU-only subject: inconclusive).
   bool all_passed() const;
+  // No row ran a single case (every row skipped, with or without a reason).
+  bool nothing_ran() const;
   bool any_inconclusive() const;
 };
 
@@ -99,8 +101,8 @@ std::string to_markdown(const Report& r);
 // figures; every number carries an id or data-* attribute that names where it came from.
 std::string to_html(const Report& r);
 
-// The verdict of the whole report as the JSON names it: "pass", "pass_with_inconclusive", "fail" or
-// "interrupted".
+// The verdict of the whole report as the JSON names it: "pass", "pass_with_inconclusive", "fail",
+// "inconclusive" (nothing ran: never a pass) or "interrupted".
 std::string report_verdict(const Report& r);
 // The name of a property kind in the JSON ("bitwise", "bound", "invariance", "scenario"), and back
 // (false for a name that is none of them).
