@@ -55,6 +55,19 @@ SampledCase sample(CaseFolder& folder, const protocol::CaseEntry& c, std::int64_
   return s;
 }
 
+// A whole case, every row and column: what a confirmation compares.
+SampledCase whole_case(CaseFolder& folder, const protocol::CaseEntry& c) {
+  SampledCase s;
+  s.id = c.id;
+  bool bf16 = false;
+  s.y = folder.output(c, &bf16);
+  s.p = folder.inputs(c);
+  s.p.bf16_output = bf16;
+  s.rows = spread(c.M, c.M);
+  s.cols = spread(c.N, c.N);
+  return s;
+}
+
 void score(CandidateScore& sc, const SampledCase& s) {
   const ReductionPlan& plan = sc.contract.plan;
   if (!plan.allows_output(s.p.bf16_output ? DType::bf16 : DType::f32)) return;
@@ -177,7 +190,8 @@ IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& o) {
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->K * a->N < b->K * b->N; });
   const DType operands = m.operands == "bf16" ? DType::bf16 : DType::f32;
   IdentifyResult result;
-  result.elements_per_case_cap = o.max_rows * o.max_cols;
+  result.sample_rows = o.max_rows;
+  result.sample_cols = o.max_cols;
   std::vector<CandidateScore> scores;
   for (Contract& c : identify_candidates(operands, any_bf16, any_bias, Ks)) {
     CandidateScore sc;
@@ -207,13 +221,28 @@ IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& o) {
     for (CandidateScore& sc : finalists) score(sc, s);
   }
   if (o.progress) o.progress(static_cast<std::int64_t>(scores.size()) + 1, static_cast<std::int64_t>(scores.size()) + 1);
-  for (CandidateScore& sc : finalists) {
-    sc.complete = true;
-    if (sc.mismatches == 0 && sc.cases == static_cast<std::int64_t>(order.size())) result.matches.push_back(sc);
-    else result.closest.push_back(sc);
+  // Stage 3: a sample is a screen, not a verdict. Every candidate that reproduced the whole sample is
+  // compared on every element of every case before it is called a match.
+  for (const protocol::CaseEntry* c : order) {
+    result.cases += 1;
+    result.elements += c->M * c->N;
   }
-  std::stable_sort(result.closest.begin(), result.closest.end(),
-                   [](const CandidateScore& a, const CandidateScore& b) { return a.mismatches < b.mismatches; });
+  for (CandidateScore& sc : finalists) {
+    if (sc.mismatches != 0 || sc.cases != static_cast<std::int64_t>(order.size())) {
+      result.closest.push_back(sc);
+      continue;
+    }
+    CandidateScore full;
+    full.contract = sc.contract;
+    full.confirmed = true;
+    for (const protocol::CaseEntry* c : order) score(full, whole_case(folder, *c));
+    if (full.mismatches == 0 && full.cases == static_cast<std::int64_t>(order.size())) result.matches.push_back(full);
+    else result.closest.push_back(full);
+  }
+  // Fewest mismatches first, by rate: a confirmed candidate's counts cover far more elements than a sample's.
+  std::stable_sort(result.closest.begin(), result.closest.end(), [](const CandidateScore& a, const CandidateScore& b) {
+    return a.mismatches * std::max<std::int64_t>(1, b.elements) < b.mismatches * std::max<std::int64_t>(1, a.elements);
+  });
   if (static_cast<int>(result.closest.size()) > o.closest) result.closest.resize(static_cast<std::size_t>(o.closest));
   return result;
 }

@@ -22,14 +22,20 @@ struct CandidateScore {
   std::int64_t mismatches = 0;  // of those, how many differ
   std::int64_t cases = 0, cases_matching = 0;
   std::string first_difference;  // case, element, both values
-  bool complete = false;         // compared on every case (not only the screening set)
+  // Compared on every element of every case. A sample only ranks candidates; a match is always
+  // confirmed, and a candidate that failed its confirmation carries the counts of the whole comparison.
+  bool confirmed = false;
 };
 
 struct IdentifyResult {
-  std::vector<CandidateScore> matches;  // 0 mismatches on every case
-  std::vector<CandidateScore> closest;  // the best of the rest, fewest mismatches first
+  // Contracts that reproduce every output element of every case, bit for bit: each compared in full.
+  std::vector<CandidateScore> matches;
+  // The best of the rest, fewest mismatches first; counts over the sample unless `confirmed` (a candidate
+  // that matched the sample and failed the whole comparison).
+  std::vector<CandidateScore> closest;
   std::int64_t candidates = 0;
-  std::int64_t elements_per_case_cap = 0;  // outputs compared per case (a sample of big cases)
+  std::int64_t sample_rows = 0, sample_cols = 0;  // the ranking sample: rows x columns of each case at most
+  std::int64_t cases = 0, elements = 0;           // what a confirmation compares: every output of every case
 };
 
 struct IdentifyOptions {
@@ -42,7 +48,9 @@ struct IdentifyOptions {
 // The candidate contracts for forward cases with these operands, K values and outputs.
 std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool any_bias, const std::vector<std::int64_t>& Ks);
 
-// Throws InputError for bad input (as `ordo check` does) before comparing anything.
+// Ranks every candidate on a sample of each case, then compares each candidate that reproduces the whole
+// sample on every element of every case: only those that reproduce everything are matches. Throws
+// InputError for bad input (as `ordo check` does) before comparing anything.
 IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& options);
 
 }  // namespace ordo::properties

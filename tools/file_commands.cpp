@@ -68,10 +68,29 @@ int run_cases(const CasesCommand& o) {
   return 0;
 }
 
+// One recorded problem given as files (--x --w [--b] --y [--dtype]) instead of a cases folder.
+struct ProblemFiles {
+  std::string x, w, b, y, dtype = "f32";
+  bool given() const { return !x.empty() || !w.empty() || !y.empty() || !b.empty(); }
+  void require_complete() const {
+    if (x.empty() || w.empty() || y.empty()) throw std::invalid_argument("one problem needs --x, --w and --y (--b optional)");
+    if (dtype != "f32" && dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16, got \"" + dtype + "\"");
+  }
+};
+
+void add_problem_options(CLI::App* cmd, ProblemFiles& p) {
+  cmd->add_option("--x", p.x, "one problem: X [M, K] .npy");
+  cmd->add_option("--w", p.w, "one problem: W [N, K] .npy");
+  cmd->add_option("--b", p.b, "one problem: bias [N] .npy (<f4)");
+  cmd->add_option("--y", p.y, "one problem: the kernel's Y [M, N] .npy (<f4: FP32 output; 2-byte: BF16 output)");
+  cmd->add_option("--dtype", p.dtype, "one problem: operand dtype, f32 or bf16 (raw <u2/<i2 bits or the ml_dtypes descr)")
+      ->capture_default_str();
+}
+
 struct CheckCommand {
   std::string folder;
   std::string contract;  // "" = the manifest's; "none"
-  std::string x, w, b, y, dtype = "f32";
+  ProblemFiles problem;
   std::vector<std::string> cases;
   std::string out;
   std::int64_t bound_elements = 2000;
@@ -80,9 +99,9 @@ struct CheckCommand {
 };
 
 // A one-case folder in memory for --x/--w/--y.
-properties::CaseFolder single_problem_folder(const CheckCommand& o) {
+properties::CaseFolder single_problem_folder(const ProblemFiles& o, const std::string& contract) {
   protocol::CasesManifest m;
-  m.contract = o.contract;
+  m.contract = contract;
   m.operands = o.dtype;
   const auto shape = [](const std::string& path) {
     try {
@@ -113,17 +132,24 @@ properties::CaseFolder single_problem_folder(const CheckCommand& o) {
   return properties::CaseFolder("", m);
 }
 
+// The folder to judge: a cases folder, or one problem given as files (exactly one of them).
+properties::CaseFolder open_cases(const std::string& folder, const ProblemFiles& problem, const std::string& contract) {
+  if (problem.given() && !folder.empty()) throw std::invalid_argument("give a cases folder or --x/--w/--y, not both");
+  if (problem.given()) {
+    problem.require_complete();
+    return single_problem_folder(problem, contract);
+  }
+  if (folder.empty()) throw std::invalid_argument("give a cases folder (ordo cases --out DIR) or one problem (--x --w --y)");
+  return properties::CaseFolder(folder, protocol::read_manifest(folder));
+}
+
 int run_check(const CheckCommand& o) {
-  const bool single = !o.x.empty() || !o.w.empty() || !o.y.empty();
-  if (single && !o.folder.empty()) throw std::invalid_argument("give a cases folder or --x/--w/--y, not both");
-  if (single && (o.x.empty() || o.w.empty() || o.y.empty())) throw std::invalid_argument("one problem needs --x, --w and --y");
-  if (!single && o.folder.empty()) throw std::invalid_argument("give a cases folder (ordo cases --out DIR) or --x/--w/--y");
+  const bool single = o.problem.given();
   if (single && (o.contract.empty() || o.contract == "none"))
     throw std::invalid_argument("one problem has no invariance relations: give --contract ID|FILE");
-  if (o.dtype != "f32" && o.dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
   const auto start = std::chrono::steady_clock::now();
   try {
-    properties::CaseFolder folder = single ? single_problem_folder(o) : properties::CaseFolder(o.folder, protocol::read_manifest(o.folder));
+    properties::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
     properties::FolderCheckOptions fo;
     const std::string contract = o.contract.empty() ? folder.manifest().contract : o.contract;
     if (contract != "none") fo.contract = resolve_contract(contract);
@@ -138,7 +164,7 @@ int run_check(const CheckCommand& o) {
       fo.progress = [](const std::string& what, std::int64_t done, std::int64_t total) {
         if (done == total || done % 10 == 0) std::fprintf(stderr, "  ... %s %lld/%lld\n", what.c_str(), static_cast<long long>(done), static_cast<long long>(total));
       };
-    std::printf("ordo check: %s, %zu cases, %zu relations, contract %s\n", single ? o.y.c_str() : o.folder.c_str(),
+    std::printf("ordo check: %s, %zu cases, %zu relations, contract %s\n", single ? o.problem.y.c_str() : o.folder.c_str(),
                 folder.manifest().cases.size(), folder.manifest().relations.size(), contract.c_str());
     std::fflush(stdout);
     reports::Report report;
@@ -172,6 +198,7 @@ int run_check(const CheckCommand& o) {
 
 struct IdentifyCommand {
   std::string folder;
+  ProblemFiles problem;
   std::string json;
   std::int64_t max_rows = 64, max_cols = 512;
   bool quiet = false;
@@ -179,7 +206,8 @@ struct IdentifyCommand {
 
 int run_identify(const IdentifyCommand& o) {
   try {
-    properties::CaseFolder folder(o.folder, protocol::read_manifest(o.folder));
+    properties::CaseFolder folder = open_cases(o.folder, o.problem, "none");
+    const std::string source = o.problem.given() ? o.problem.y : o.folder;
     properties::IdentifyOptions io;
     io.max_rows = o.max_rows;
     io.max_cols = o.max_cols;
@@ -188,31 +216,41 @@ int run_identify(const IdentifyCommand& o) {
         if (done == total || done % 20 == 0) std::fprintf(stderr, "  ... candidates %lld/%lld\n", static_cast<long long>(done), static_cast<long long>(total));
       };
     const properties::IdentifyResult r = properties::identify(folder, io);
-    std::printf("ordo identify: %s: %lld candidate contracts, up to %lld outputs compared per case\n", o.folder.c_str(),
-                static_cast<long long>(r.candidates), static_cast<long long>(r.elements_per_case_cap));
+    std::printf("ordo identify: %s: %lld candidate contracts ranked on up to %lld x %lld outputs of each case; each that "
+                "reproduces the sample is then compared on all %lld outputs of the %lld cases\n",
+                source.c_str(), static_cast<long long>(r.candidates), static_cast<long long>(r.sample_rows),
+                static_cast<long long>(r.sample_cols), static_cast<long long>(r.elements), static_cast<long long>(r.cases));
     if (r.matches.empty()) std::printf("  no candidate reproduces every output bit for bit\n");
     for (const auto& m : r.matches)
-      std::printf("  MATCH   %s (%lld outputs over %lld cases)\n", m.contract.id.c_str(), static_cast<long long>(m.elements),
-                  static_cast<long long>(m.cases));
+      std::printf("  MATCH   %s: all %lld outputs of the %lld cases equal, bit for bit\n", m.contract.id.c_str(),
+                  static_cast<long long>(m.elements), static_cast<long long>(m.cases));
     for (const auto& c : r.closest)
-      std::printf("  closest %s: %lld of %lld outputs differ, %lld of %lld cases match; first: %s\n", c.contract.id.c_str(),
-                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), static_cast<long long>(c.cases_matching),
+      std::printf("  closest %s: %lld of %lld outputs differ (%s), %lld of %lld cases match; first: %s\n", c.contract.id.c_str(),
+                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements),
+                  c.confirmed ? "every output compared" : "on the sample", static_cast<long long>(c.cases_matching),
                   static_cast<long long>(c.cases), c.first_difference.c_str());
     if (!o.json.empty()) {
       nlohmann::ordered_json j;
       j["schema"] = "ordo.identify/1";
       j["folder"] = o.folder;
+      if (o.problem.given()) j["problem"] = {{"x", o.problem.x}, {"w", o.problem.w}, {"b", o.problem.b}, {"y", o.problem.y}};
       j["candidates"] = r.candidates;
+      // What was compared: a sample ranks the candidates; a match is every element of every case.
+      j["compared"] = {{"ranking_sample", {{"rows_per_case", r.sample_rows}, {"cols_per_case", r.sample_cols}}},
+                       {"confirmation", {{"cases", r.cases}, {"elements", r.elements}, {"what", "every output element of every case"}}}};
       j["matches"] = nlohmann::ordered_json::array();
       j["closest"] = nlohmann::ordered_json::array();
       j["contracts"] = nlohmann::ordered_json::object();
+      j["match_details"] = nlohmann::ordered_json::array();
       for (const auto& m : r.matches) {
         j["matches"].push_back(m.contract.id);
+        j["match_details"].push_back({{"contract", m.contract.id}, {"elements", m.elements}, {"cases", m.cases}, {"confirmed", m.confirmed}});
         j["contracts"][m.contract.id] = contract_to_json(m.contract);
       }
       for (const auto& c : r.closest) {
         j["closest"].push_back({{"contract", c.contract.id}, {"mismatches", c.mismatches}, {"elements", c.elements},
-                                {"cases", c.cases}, {"cases_matching", c.cases_matching}, {"first_difference", c.first_difference}});
+                                {"cases", c.cases}, {"cases_matching", c.cases_matching}, {"every_element_compared", c.confirmed},
+                                {"first_difference", c.first_difference}});
         j["contracts"][c.contract.id] = contract_to_json(c.contract);
       }
       write_file_atomically(o.json, j.dump(2) + "\n");
@@ -250,12 +288,7 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
                                             "--x --w --y) against a contract and on the folder's invariance relations");
   k->add_option("folder", check.folder, "the cases folder");
   k->add_option("--contract", check.contract, "a contract id or file, or none (invariances only); default: the manifest's");
-  k->add_option("--x", check.x, "one problem: X [M, K] .npy");
-  k->add_option("--w", check.w, "one problem: W [N, K] .npy");
-  k->add_option("--b", check.b, "one problem: bias [N] .npy (<f4)");
-  k->add_option("--y", check.y, "one problem: the kernel's Y [M, N] .npy (<f4: FP32 output; 2-byte: BF16 output)");
-  k->add_option("--dtype", check.dtype, "one problem: operand dtype, f32 or bf16 (raw <u2/<i2 bits or the ml_dtypes descr)")
-      ->capture_default_str();
+  add_problem_options(k, check.problem);
   k->add_option("--case", check.cases, "judge only this case id (repeatable)");
   k->add_option("--bound-elements", check.bound_elements, "elements per case judged against the exact result")
       ->capture_default_str()
@@ -270,7 +303,8 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   static IdentifyCommand identify;
   CLI::App* i = app.add_subcommand("identify", "Find which contract, if any, reproduces the y.npy files of an `ordo cases` "
                                                "folder bit for bit: built-in contracts and a family around them");
-  i->add_option("folder", identify.folder, "the cases folder")->required();
+  i->add_option("folder", identify.folder, "the cases folder");
+  add_problem_options(i, identify.problem);
   i->add_option("--json", identify.json, "write {matches, closest, contracts} to this file");
   i->add_option("--rows", identify.max_rows, "rows compared per case (a spread sample of big cases)")
       ->capture_default_str()

@@ -358,6 +358,51 @@ TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
   EXPECT_EQ(r.matches[0].contract.id, "candidate.fwd.f32.fma.seg200-asc/1");
 }
 
+// A sample ranks candidates; it is never the verdict. Outputs equal to the FMA chain except 7 elements in
+// a row that the ranking sample skips (row 100 of each 200-row case; the sample takes 64 spread rows):
+// the chain must not be called a match, and the whole comparison must count exactly those.
+TEST(FileProtocol, IdentifyConfirmsAMatchOnEveryElementNotOnTheSample) {
+  const std::string dir = fresh_folder("identify-sample");
+  CasesOptions opts;
+  opts.seed = 6;
+  opts.shapes = {{200, 40, 37}};
+  opts.max_batch = 200;
+  CaseFolder folder(dir, generate_cases(opts, dir));
+  const ReductionPlan chain = contract_fwd_f32_fma_chain().plan;
+  run_kernel(folder, [&](const ForwardProblem& p) {
+    std::vector<float> y = oracle::emulate_dot(chain, p);
+    if (p.M == 200)
+      for (std::int64_t n = 0; n < 7; ++n) {
+        float& v = y[static_cast<std::size_t>(100 * p.N + n)];
+        v = float_of(bits_of(v) ^ 1u);  // one ulp off
+      }
+    return y;
+  });
+  const IdentifyResult r = identify(folder, IdentifyOptions{});
+  for (const auto& m : r.matches) EXPECT_NE(m.contract.id, "fwd.f32.fma-chain/1") << "a match from the sample alone";
+  const CandidateScore* chain_score = nullptr;
+  for (const auto& c : r.closest)
+    if (c.contract.id == "fwd.f32.fma-chain/1") chain_score = &c;
+  ASSERT_NE(chain_score, nullptr);
+  EXPECT_TRUE(chain_score->confirmed);
+  std::int64_t perturbed_cases = 0;  // the batch of 200, its permutation and its shard
+  for (const protocol::CaseEntry& c : folder.manifest().cases) perturbed_cases += c.M == 200;
+  EXPECT_EQ(chain_score->mismatches, 7 * perturbed_cases);
+  EXPECT_EQ(chain_score->elements, r.elements);
+  EXPECT_NE(chain_score->first_difference.find("[100,0]"), std::string::npos) << chain_score->first_difference;
+  // With the outputs intact the chain is a match, compared on every element.
+  run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(chain, p); });
+  const IdentifyResult ok = identify(folder, IdentifyOptions{});
+  ASSERT_FALSE(ok.matches.empty());
+  bool chain_matches = false;
+  for (const auto& m : ok.matches) {
+    EXPECT_TRUE(m.confirmed);
+    EXPECT_EQ(m.elements, ok.elements);
+    chain_matches = chain_matches || m.contract.id == "fwd.f32.fma-chain/1";
+  }
+  EXPECT_TRUE(chain_matches);
+}
+
 TEST(FileProtocol, IdentifySaysWhenNothingMatches) {
   const std::string dir = fresh_folder("identify-none");
   CasesOptions opts;
