@@ -26,10 +26,15 @@ std::string key_of(const PropertySpec& s) { return s.name + "|" + s.kernel; }
 // list is the same for any split of the cases.
 constexpr std::size_t kKeptFailures = 20;
 
+// /2: the fingerprint covers the subject's identity and digest, the level and the ordo build; rows count
+// subject faults.
+constexpr const char* kCheckpointSchema = "ordo.campaign-checkpoint/2";
+
 }  // namespace
 
 std::string campaign_fingerprint(const std::vector<PropertySpec>& specs, const CampaignOptions& o) {
   std::ostringstream os;
+  if (!o.identity.empty()) os << o.identity << ";";
   os << "seed=" << o.seed << ";cases=" << o.cases << ";shards=" << o.shards << ";shard=" << o.shard
      << ";workers=" << o.workers << ";";
   for (const PropertySpec& s : specs) os << key_of(s) << ";";
@@ -46,13 +51,28 @@ std::string fingerprint_difference(const std::string& saved, const std::string& 
     return out;
   };
   const std::vector<std::string> a = fields(saved), b = fields(now);
-  // The options come first as name=value; the properties after them as name|kernel.
+  // The options come first as name=value (compared by name: two runs may name different subjects); the
+  // properties after them as name|kernel.
   auto is_option = [](const std::string& x) { return x.find('=') != std::string::npos && x.find('|') == std::string::npos; };
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()) && is_option(a[i]) && is_option(b[i]); ++i)
-    if (a[i] != b[i]) {
-      const std::size_t ea = a[i].find('='), eb = b[i].find('=');
-      return a[i].substr(0, ea) + ": " + a[i].substr(ea + 1) + " in the checkpoint, " + b[i].substr(eb + 1) + " now";
-    }
+  auto options = [&](const std::vector<std::string>& f) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& x : f)
+      if (is_option(x)) out.emplace_back(x.substr(0, x.find('=')), x.substr(x.find('=') + 1));
+    return out;
+  };
+  const auto oa = options(a), ob = options(b);
+  auto value_in = [](const std::vector<std::pair<std::string, std::string>>& o, const std::string& name) -> const std::string* {
+    for (const auto& [n, v] : o)
+      if (n == name) return &v;
+    return nullptr;
+  };
+  for (const auto& [name, value] : oa) {
+    const std::string* other = value_in(ob, name);
+    if (!other) return name + ": " + value + " in the checkpoint, not in this run";
+    if (*other != value) return name + ": " + value + " in the checkpoint, " + *other + " now";
+  }
+  for (const auto& [name, value] : ob)
+    if (!value_in(oa, name)) return name + ": " + value + " in this run, not in the checkpoint";
   for (const std::string& x : a)
     if (!is_option(x) && std::find(b.begin(), b.end(), x) == b.end()) return "property " + x + ": in the checkpoint only";
   for (const std::string& x : b)
@@ -350,14 +370,18 @@ json state_to_json(const CampaignState& s) {
   }
   json timeline = json::array();
   for (const TimelinePoint& t : s.timeline) timeline.push_back({t.seconds, t.cases, t.failures});
-  return {{"schema", "ordo.campaign-checkpoint/1"}, {"fingerprint", s.fingerprint}, {"lane_begin", s.lane_begin},
+  return {{"schema", kCheckpointSchema}, {"fingerprint", s.fingerprint}, {"lane_begin", s.lane_begin},
           {"lanes_total", s.lanes_total},           {"properties", s.properties},   {"lanes", lanes},
           {"seconds_before", s.seconds_before},     {"timeline", timeline}};
 }
 
 CampaignState state_from_json(const json& j, const std::string& where) {
   try {
-    if (j.at("schema") != "ordo.campaign-checkpoint/1") throw std::runtime_error("not an ordo.campaign-checkpoint/1");
+    const std::string schema = j.at("schema").get<std::string>();
+    if (schema == "ordo.campaign-checkpoint/1")
+      throw std::runtime_error("a checkpoint of an older ordo (ordo.campaign-checkpoint/1, whose fingerprint did not cover the "
+                               "subject, level and build); remove it to start again");
+    if (schema != kCheckpointSchema) throw std::runtime_error("not an " + std::string(kCheckpointSchema));
     CampaignState s;
     s.fingerprint = j.at("fingerprint").get<std::string>();
     s.lane_begin = j.at("lane_begin").get<int>();

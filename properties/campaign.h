@@ -46,6 +46,10 @@ struct CampaignProgress {
 };
 
 struct CampaignOptions {
+  // Everything else that decides the cases and the verdicts, as "name=value" fields joined by ';' (the
+  // ordo build, the level, each subject's identity and digest, each contract's definition): part of the
+  // fingerprint, so that a checkpoint of another library, level or build is refused.
+  std::string identity;
   std::uint64_t seed = 1;
   std::int64_t cases = -1;  // per property; -1: until the time budget is spent
   double seconds = 0;       // time budget (0: none; needs cases)
@@ -62,7 +66,7 @@ struct CampaignOptions {
   double checkpoint_seconds = 2;
 };
 
-// The fingerprint of (seed, cases, shards, workers, the properties): resuming needs the same.
+// The fingerprint of (the identity, seed, cases, shards, workers, the properties): resuming needs the same.
 std::string campaign_fingerprint(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
 CampaignState fresh_state(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
 // Why two fingerprints differ, for the refusal's message: the first field that differs, both ways

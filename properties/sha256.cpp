@@ -1,7 +1,13 @@
 #include "properties/sha256.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
+
+#include "core/bounded_file.h"
 
 namespace ordo::properties {
 namespace {
@@ -108,6 +114,30 @@ bool is_sha256_hex(std::string_view s) {
   for (const char c : s)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
+}
+
+}  // namespace ordo::properties
+
+namespace ordo::properties {
+
+std::string file_sha256(const std::string& path, std::size_t max_bytes) {
+  std::size_t size = 0;
+  const int fd = open_regular_file(path, max_bytes, "files to digest", &size);
+  Sha256 h;
+  std::vector<unsigned char> block(std::size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, block.data(), block.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      ::close(fd);
+      throw FileReadError(path + ": read error: " + std::strerror(e));
+    }
+    if (n == 0) break;
+    h.update(block.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return h.hex_digest();
 }
 
 }  // namespace ordo::properties

@@ -37,3 +37,11 @@ inline std::string sha256_hex(std::string_view text) { return sha256_hex(text.da
 bool is_sha256_hex(std::string_view s);
 
 }  // namespace ordo::properties
+
+namespace ordo::properties {
+
+// The SHA-256 of a whole regular file, read in blocks (a plugin library, an input file); FileReadError
+// (core/bounded_file.h) for anything that is not a regular file of at most `max_bytes`.
+std::string file_sha256(const std::string& path, std::size_t max_bytes);
+
+}  // namespace ordo::properties

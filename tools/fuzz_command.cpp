@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,10 +13,13 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/bounded_file.h"
+#include "core/build_info.h"
 #include "core/contract_file.h"
 #include "oracle/fpu_environment.h"
 #include "properties/campaign.h"
 #include "properties/corpus_entry.h"
+#include "properties/sha256.h"
 #include "properties/suite.h"
 #include "reports/report.h"
 #include "subjects/device_select.h"
@@ -26,6 +28,9 @@
 #include "subjects/registered_subjects.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/folder_lock.h"
+#include "tools/interrupt.h"
 #include "tools/mpi_world.h"
 #include "tools/result_printing.h"
 
@@ -41,8 +46,38 @@ struct FuzzOptions {
   std::string command_line;
 };
 
-std::atomic<bool> g_stop{false};
-extern "C" void on_fuzz_sigint(int) { g_stop.store(true); }
+// A fingerprint field's value: no ';' (the field separator) or '=' in it.
+std::string field_value(std::string v) {
+  for (char& c : v)
+    if (c == ';' || c == '=') c = '_';
+  return v;
+}
+
+// What decides this campaign's cases and verdicts beyond the seed and budget: the ordo build (its
+// generators, emulators, contracts), the level, and each subject's identity: a plugin's file digest (a
+// rebuilt or swapped library is another subject, whatever its name), an ordo variant's id (the build
+// covers its code), each contract's definition.
+std::string campaign_identity(const std::vector<std::string>& plugins, const std::vector<std::string>& kernels, int level,
+                              const std::vector<properties::PropertySpec>& specs) {
+  std::string id = "ordo=" + field_value(std::string(build_version()) + "+" + build_git_commit() + (build_git_dirty() ? "+dirty" : ""));
+  id += ";level=" + std::to_string(level);
+  for (std::size_t i = 0; i < plugins.size(); ++i)
+    id += ";plugin" + std::to_string(i) + "=" + field_value(std::filesystem::path(plugins[i]).filename().string()) + "@sha256:" +
+          properties::file_sha256(plugins[i], std::size_t{16} << 30);
+  for (std::size_t i = 0; i < kernels.size(); ++i) id += ";kernel" + std::to_string(i) + "=" + field_value(kernels[i]);
+  std::set<std::string> contracts;
+  for (const properties::PropertySpec& s : specs) contracts.insert(s.contract);
+  for (const std::string& c : contracts) {
+    std::string definition;
+    try {
+      definition = contract_to_json(resolve_contract(c)).dump();
+    } catch (const ContractFileError&) {
+      definition = c;  // a plugin's own contract: its library's digest covers it
+    }
+    id += ";contract:" + field_value(c) + "=sha256:" + properties::sha256_hex(definition);
+  }
+  return id;
+}
 
 // "90", "90s", "10m", "1h", "1h30m": seconds, exactly; anything else is a usage error.
 double parse_duration(const std::string& text) {
@@ -95,7 +130,7 @@ int run_fuzz(FuzzOptions o) {
   if (o.cases_text.empty() == o.time_text.empty()) throw CLI::ValidationError("fuzz", "give a budget: --cases N or --time DURATION");
   if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
     std::fprintf(stderr, "ordo fuzz: the host floating-point environment is not IEEE default: %s\n", problem.c_str());
-    return 2;
+    return kExitUsage;
   }
   properties::CampaignOptions co;
   co.seed = parse_seed(o.seed_text, "--seed");
@@ -111,12 +146,18 @@ int run_fuzz(FuzzOptions o) {
     co.shards = world.size();
   }
   const std::string rank_suffix = world.active() ? "-rank" + std::to_string(world.rank()) : "";
+  std::unique_ptr<FolderLock> out_lock;
   try {
     require_writable_folder(o.out);
     if (!o.corpus.empty()) require_writable_folder(o.corpus + "/failures");
+    // One campaign per folder (per rank under MPI: each rank keeps its own checkpoint there).
+    out_lock = std::make_unique<FolderLock>(o.out, ".lock" + rank_suffix);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo fuzz: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
+  } catch (const FolderBusy& e) {
+    std::fprintf(stderr, "ordo fuzz: %s\n", e.what());
+    return kExitUsage;
   }
 
   // The subjects and their properties (the host contracts' own properties are `ordo verify`'s job).
@@ -161,11 +202,13 @@ int run_fuzz(FuzzOptions o) {
   // the emulator, comparing), so concurrent cases keep a many-core host busy while the GPU stays far
   // from full. Worker w runs on devices[w / workers_per_device].
   co.workers = static_cast<int>(devices.size()) * o.workers_per_device;
+  co.identity = campaign_identity(o.plugins, o.kernels, o.level, specs);
   co.run.seed = co.seed;
   co.run.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
   for (const std::string& p : o.plugins) co.run.reproduce_prefix += " --plugin " + p;
-  co.stop = &g_stop;
-  if (device_subjects)
+  const InterruptGuard interrupt;
+  co.stop = interrupt.flag();
+  if (device_subjects && !specs.empty())
     co.bind_worker = [devices, per = o.workers_per_device](int w) {
       if (Status s = use_cuda_device(devices[static_cast<std::size_t>(w / per)]); !s.ok())
         std::fprintf(stderr, "ordo fuzz: worker %d: %s\n", w, s.to_string().c_str());
@@ -194,19 +237,19 @@ int run_fuzz(FuzzOptions o) {
   const std::string checkpoint_path = o.out + "/checkpoint" + rank_suffix + ".json";
   properties::CampaignState state = properties::fresh_state(specs, co);
   if (std::filesystem::exists(checkpoint_path)) {
-    std::ifstream in(checkpoint_path);
-    nlohmann::json j;
+    properties::CampaignState saved;
     try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      std::fprintf(stderr, "ordo fuzz: %s: not a checkpoint (%s); remove it or use another --out\n", checkpoint_path.c_str(), e.what());
-      return 2;
+      const nlohmann::json j = nlohmann::json::parse(read_bounded_file(checkpoint_path, std::size_t{1} << 30, "checkpoints"));
+      saved = properties::state_from_json(j, checkpoint_path);
+    } catch (const std::exception& e) {  // FileReadError, a JSON error, or state_from_json's refusal
+      std::fprintf(stderr, "ordo fuzz: %s: not a usable checkpoint (%s); remove it or use another --out\n",
+                   checkpoint_path.c_str(), e.what());
+      return kExitUsage;
     }
-    properties::CampaignState saved = properties::state_from_json(j, checkpoint_path);
     if (saved.fingerprint != state.fingerprint) {
       std::fprintf(stderr, "ordo fuzz: %s is the checkpoint of another campaign (%s); use another --out or remove it\n",
                    checkpoint_path.c_str(), properties::fingerprint_difference(saved.fingerprint, state.fingerprint).c_str());
-      return 2;
+      return kExitUsage;
     }
     state = std::move(saved);
     std::printf("ordo fuzz: resuming from %s (%.0f s done)\n", checkpoint_path.c_str(), state.seconds_before);
@@ -236,14 +279,8 @@ int run_fuzz(FuzzOptions o) {
                 co.cases >= 0 ? (std::to_string(co.cases) + " cases per property").c_str() : (o.time_text + " budget").c_str(),
                 co.workers, co.shard, co.shards, world.active() ? " (MPI)" : "");
   std::fflush(stdout);
-  g_stop.store(false);
-  struct sigaction sa {};
-  sa.sa_handler = on_fuzz_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
   const std::string started = reports::utc_now_iso8601();
   properties::run_campaign(specs, co, state);
-  signal(SIGINT, SIG_DFL);
   if (tty && !o.quiet && world.rank() == 0) std::fprintf(stderr, "\n");
   co.checkpoint(state);
 
@@ -251,7 +288,7 @@ int run_fuzz(FuzzOptions o) {
   std::vector<properties::CampaignState> states;
   if (world.active()) {
     const std::vector<std::string> texts = world.gather(properties::state_to_json(state).dump());
-    if (world.rank() != 0) return g_stop.load() ? 130 : 0;
+    if (world.rank() != 0) return interrupt.stopped() ? 128 + interrupt.signal() : kExitPass;
     for (std::size_t r = 0; r < texts.size(); ++r)
       states.push_back(properties::state_from_json(nlohmann::json::parse(texts[r]), "rank " + std::to_string(r)));
   } else {
@@ -266,7 +303,7 @@ int run_fuzz(FuzzOptions o) {
   double seconds = 0;
   for (const auto& s : states) seconds = std::max(seconds, s.seconds_before);
   report.seconds = seconds;
-  report.interrupted = g_stop.load();
+  report.interrupted = interrupt.stopped();
   for (properties::PropertyRun& r : properties::merged_runs(specs, states)) report.results.push_back({std::move(r)});
   for (const properties::PropertySpec& s : not_runnable)
     report.results.push_back({properties::not_run(s, co.cases >= 0 ? co.cases : 0, "not run: " + s.not_runnable)});
@@ -280,16 +317,19 @@ int run_fuzz(FuzzOptions o) {
     write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo fuzz: the report was not written: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
   }
   std::printf("\n%s: %lld cases in %.1f s (%.1f cases/s)%s\nreport: %s/report.json, %s/report.md\n",
-              report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", static_cast<long long>(cases),
+              report.interrupted     ? "INTERRUPTED"
+              : report.nothing_ran() ? "INCONCLUSIVE (nothing ran here; each row says why)"
+              : report.all_passed()  ? "PASS"
+                                     : "FAIL",
+              static_cast<long long>(cases),
               seconds, seconds > 0 ? static_cast<double>(cases) / seconds : 0.0,
               o.corpus.empty() ? "" : (", corpus: " + std::to_string(written) + " failures written, " + std::to_string(already) +
                                        " already there").c_str(),
               o.out.c_str(), o.out.c_str());
-  if (report.interrupted) return 130;
-  return report.all_passed() ? 0 : 1;
+  return exit_code_of(report, interrupt.signal());
 }
 
 }  // namespace
@@ -300,8 +340,10 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
       "fuzz",
       "A campaign on one subject (an ordo variant or a plugin): every property that applies, under a case or time "
       "budget, one worker per GPU, deterministic from the seed, checkpointed (the same command resumes), failures "
-      "minimised into the corpus. Under mpirun each rank runs one shard and rank 0 writes the merged report. Exit 0 "
-      "pass, 1 a failure, 2 bad usage, 4 unwritable output, 130 interrupted (resumable).");
+      "minimised into the corpus. Under mpirun each rank runs one shard and rank 0 writes the merged report. One "
+      "campaign per --out folder; the checkpoint resumes only the same campaign (subject and its digest, level, seed, "
+      "budget, ordo build). Exit 0 pass, 1 a failure, 2 bad usage (or --out in use), 3 nothing could run here, 4 "
+      "unwritable output, 130 / 143 interrupted by SIGINT / SIGTERM (resumable).");
   cmd->add_option("--kernel", o.kernels, "a registered variant id (repeatable; `ordo list --variants`)");
   cmd->add_option("--plugin", o.plugins, "a subject library (include/ordo/subject.h; repeatable)");
   cmd->add_option("--cases", o.cases_text, "cases per property")->check(integer_in(1, kMaxCases * 10));

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <set>
 
@@ -21,6 +20,8 @@
 #include "subjects/environment_probe.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/interrupt.h"
 #include "tools/selftest_printing.h"
 
 namespace ordo::tools {
@@ -34,8 +35,6 @@ struct SelftestOptions {
   std::string command_line;
 };
 
-std::atomic<bool> g_stop{false};
-extern "C" void on_selftest_sigint(int) { g_stop.store(true); }
 
 // Every name must be known; a misspelt one is a usage error with the nearest names.
 void require_known(const std::vector<std::string>& given, const std::vector<std::string>& known, const char* option,
@@ -87,13 +86,13 @@ int run_selftest(const SelftestOptions& o) {
   if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
     std::fprintf(stderr, "ordo selftest: the host floating-point environment is not IEEE default: %s\n",
                  problem.c_str());
-    return 2;
+    return kExitUsage;
   }
   try {
     require_writable_folder(o.out);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo selftest: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
   }
 
   reports::Report report;
@@ -106,7 +105,7 @@ int run_selftest(const SelftestOptions& o) {
   if (o.gpu && !gpu) {
     std::fprintf(stderr, "ordo selftest: --gpu given but no GPU is usable: %s\n",
                  report.environment.gpu_absent_reason.c_str());
-    return 3;
+    return kExitNothingRan;
   }
   std::vector<properties::MutantSide> sides;
   if (!o.gpu) sides.push_back(properties::MutantSide::host);
@@ -153,17 +152,13 @@ int run_selftest(const SelftestOptions& o) {
               gpu ? ("GPU " + report.environment.gpu->name).c_str()
                   : (o.host ? "host only" : ("no GPU (" + report.environment.gpu_absent_reason + ")").c_str()));
   std::fflush(stdout);
-  g_stop.store(false);
-  struct sigaction sa {};
-  sa.sa_handler = on_selftest_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  ho.stop = &g_stop;
+  const InterruptGuard interrupt;
+  ho.stop = interrupt.flag();
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   auto last_line = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < jobs.size() && !g_stop.load(); ++i) {
+  for (std::size_t i = 0; i < jobs.size() && !interrupt.stopped(); ++i) {
     const mutants::MutantInfo& m = *jobs[i].mutant;
     const std::string side(properties::side_name(jobs[i].side));
     ho.reproduce_prefix = "ordo selftest --" + side + (o.level != 1 ? " --level " + std::to_string(o.level) : "");
@@ -195,9 +190,8 @@ int run_selftest(const SelftestOptions& o) {
     print_mutant_row(row, side);
     report.results.push_back({std::move(row)});
   }
-  signal(SIGINT, SIG_DFL);
   report.seconds = elapsed();
-  report.interrupted = g_stop.load();
+  report.interrupted = interrupt.stopped();
   std::vector<properties::PropertyRun> rows;
   for (const reports::ResultRow& r : report.results) rows.push_back(r.run);
   print_selftest_summary(rows);
@@ -206,15 +200,15 @@ int run_selftest(const SelftestOptions& o) {
     write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo selftest: the report was not written: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
   }
   std::printf("%s (%.1f s)\nreport: %s/report.json, %s/report.md\n",
-              report.interrupted    ? "INTERRUPTED"
-              : report.all_passed() ? "PASS: every mutant that ran was killed"
-                                    : "FAIL",
+              report.interrupted     ? "INTERRUPTED"
+              : report.nothing_ran() ? "INCONCLUSIVE: no mutant could run here, so the self-test proved nothing"
+              : report.all_passed()  ? "PASS: every mutant that ran was killed"
+                                     : "FAIL",
               report.seconds, o.out.c_str(), o.out.c_str());
-  if (report.interrupted) return 130;
-  return report.all_passed() ? 0 : 1;
+  return exit_code_of(report, interrupt.signal());
 }
 
 }  // namespace
@@ -228,7 +222,8 @@ void register_selftest(CLI::App& app, int& exit_code, const std::string& command
       "property and value family that killed it, the cases and seconds it took and the minimised counterexample; "
       "then the kill rate and the median and maximum cases to kill. Host twins run everywhere, GPU mutants on a GPU. "
       "Exit 0 every mutant that ran was killed (mutants that cannot run here are listed with the reason), 1 a mutant "
-      "survived or could not be checked, 2 bad usage, 3 --gpu without a GPU, 4 unwritable output, 130 interrupted.");
+      "survived or could not be checked, 2 bad usage, 3 nothing could run here (or --gpu without a GPU), 4 unwritable "
+      "output, 130 / 143 interrupted by SIGINT / SIGTERM.");
   cmd->add_option("--mutant", o.mutants, "only this mutant (repeatable; ordo selftest --list)");
   cmd->add_option("--budget", o.budget_text, "cases per mutant at most, over all its properties")
       ->check(integer_in(1, kMaxCases))

@@ -6,9 +6,6 @@
 #include <iostream>
 #include <set>
 
-#include <atomic>
-#include <csignal>
-
 #include "core/atomic_file.h"
 #include "core/contract_file.h"
 #include "oracle/fpu_environment.h"
@@ -19,6 +16,8 @@
 #include "subjects/registered_subjects.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/interrupt.h"
 #include "tools/result_printing.h"
 
 namespace ordo::tools {
@@ -87,9 +86,6 @@ properties::Suite build_suite(const VerifyOptions& o, const properties::SuiteOpt
   return suite;
 }
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
-
 // Writes report.json and report.md atomically; a failure is an error with the path and the reason.
 bool write_reports(const reports::Report& report, const std::string& out, std::string* json_path, std::string* md_path) {
   *json_path = out + "/report.json";
@@ -114,11 +110,11 @@ int run_verify(VerifyOptions o) {
     require_writable_folder(o.out_dir);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo verify: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
   }
   if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
     std::cerr << "ordo verify: the host floating-point environment is not IEEE default: " << problem << "\n";
-    return 2;
+    return kExitUsage;
   }
   reports::Report report;
   report.command = o.command_line;
@@ -129,7 +125,7 @@ int run_verify(VerifyOptions o) {
   const bool gpu = report.environment.gpu.has_value();
   if (!gpu && o.require_gpu) {
     std::cerr << "ordo verify: --require-gpu given but no GPU is usable: " << report.environment.gpu_absent_reason << "\n";
-    return 3;
+    return kExitNothingRan;
   }
 
   properties::SuiteOptions so;
@@ -148,7 +144,7 @@ int run_verify(VerifyOptions o) {
                                      unmatched_filter(o.kernels, kernel_names, "kernel")})
     if (!problem.empty()) {
       std::cerr << "ordo verify: " << problem << "\n";
-      return 2;
+      return kExitUsage;
     }
 
   std::printf("ordo verify: level %d, seed %llu, %s\n", o.level, static_cast<unsigned long long>(o.seed),
@@ -159,12 +155,8 @@ int run_verify(VerifyOptions o) {
   ro.only_case = o.only_case;
   ro.cases_override = o.cases;
   ro.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
-  ro.stop = &g_interrupted;
-  g_interrupted.store(false);
-  struct sigaction sa {};
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
+  const InterruptGuard interrupt;
+  ro.stop = interrupt.flag();
   for (const std::string& p : o.plugins) ro.reproduce_prefix += " --plugin " + p;
   auto last_progress = std::chrono::steady_clock::now();
   if (!o.quiet)
@@ -177,7 +169,7 @@ int run_verify(VerifyOptions o) {
 
   for (const properties::PropertySpec& spec : suite.properties) {
     if (!selected(o.properties, spec.name) || !selected(o.kernels, spec.kernel)) continue;
-    if (g_interrupted.load()) break;
+    if (interrupt.stopped()) break;
     reports::ResultRow row;
     if (!spec.not_runnable.empty())
       row.run = properties::not_run(spec, o.cases >= 0 ? o.cases : spec.cases, "not run: " + spec.not_runnable);
@@ -188,18 +180,17 @@ int run_verify(VerifyOptions o) {
   }
   if (report.results.empty()) {
     std::cerr << "ordo verify: no property matched the filters (see `ordo list` and --help)\n";
-    return 2;
+    return kExitUsage;
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.interrupted = g_interrupted.load();
-  signal(SIGINT, SIG_DFL);
+  report.interrupted = interrupt.stopped();
 
   std::string json_path, md_path;
-  if (!write_reports(report, o.out_dir, &json_path, &md_path)) return 4;
+  if (!write_reports(report, o.out_dir, &json_path, &md_path)) return kExitUnwritable;
   if (report.interrupted) {
     std::printf("\nINTERRUPTED after %zu properties (%.1f s): the report says so\nreport: %s, %s\n", report.results.size(),
                 report.seconds, json_path.c_str(), md_path.c_str());
-    return 130;
+    return exit_code_of(report, interrupt.signal());
   }
 
   std::int64_t cases = 0, failed_rows = 0, skipped_rows = 0;
@@ -210,11 +201,12 @@ int run_verify(VerifyOptions o) {
     skipped_rows += v == properties::Verdict::inconclusive;
   }
   std::printf("\n%s: %zu properties, %lld cases, %lld failed, %lld not run%s (%.1f s)\nreport: %s, %s\n",
-              report.all_passed() ? "PASS" : "FAIL", report.results.size(), static_cast<long long>(cases),
+              report.nothing_ran() ? "INCONCLUSIVE (nothing ran)" : report.all_passed() ? "PASS" : "FAIL",
+              report.results.size(), static_cast<long long>(cases),
               static_cast<long long>(failed_rows), static_cast<long long>(skipped_rows),
               skipped_rows ? (gpu ? " (reasons above)" : " (no GPU: the GPU checks did not run)") : "", report.seconds,
               json_path.c_str(), md_path.c_str());
-  return report.all_passed() ? 0 : 1;
+  return exit_code_of(report);
 }
 
 }  // namespace
@@ -226,8 +218,8 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
       "Run the property suite on every available subject (ordo's variants, or the operations of --plugin libraries; "
       "host emulators and the exact oracle always) and write report.json and report.md. Exit 0 only if every check "
       "that ran passed (rows that cannot run here are listed with the reason); 1 on a failure; 2 on bad usage; 3 "
-      "with --require-gpu and no GPU; 4 when the report cannot be written; 130 when interrupted (SIGINT: the report "
-      "of what ran is written, marked interrupted).");
+      "when nothing could run here (or --require-gpu and no GPU); 4 when the report cannot be written; 130 / 143 when "
+      "interrupted by SIGINT / SIGTERM (the report of what ran is written, marked interrupted).");
   cmd->add_option("--level", o.level, "1: CI budget (default); 2: qualification budget for a GPU run")->check(CLI::Range(1, 2));
   cmd->add_option("--seed", o.seed_text, "seed of every generated case (printed in the report)")->check(seed_value());
   cmd->add_option("--property", o.properties, "run only this property (repeatable; `ordo list --properties`)");
