@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <numeric>
 
+#include "core/bounded_file.h"
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "properties/forward_case.h"
+#include "properties/sha256.h"
 #include "protocol/npy.h"
 
 namespace ordo::properties {
@@ -246,27 +248,65 @@ protocol::CasesManifest generate_cases(const CasesOptions& o, const std::string&
     gen.group(static_cast<std::int64_t>(g), s.N, s.K, std::min(o.max_batch, s.M), families[g % std::size(families)],
               o.seed * 1000003 + g);
   }
+  record_input_digests(folder, m);
   protocol::write_manifest(folder, m);
   return m;
+}
+
+void record_input_digests(const std::string& folder, protocol::CasesManifest& m) {
+  std::map<std::string, std::string> known;  // a group's shared W and bias are digested once
+  const auto digest_of = [&](const std::string& relative) {
+    if (auto it = known.find(relative); it != known.end()) return it->second;
+    const protocol::NpyArray a = protocol::read_npy(folder + "/" + relative);
+    return known[relative] = sha256_hex(a.data.data(), a.data.size());
+  };
+  for (protocol::CaseEntry& c : m.cases) {
+    c.x_sha256 = digest_of(c.x);
+    c.w_sha256 = digest_of(c.w);
+    c.b_sha256 = c.bias ? digest_of(c.b) : "";
+  }
 }
 
 CaseFolder::CaseFolder(std::string folder, protocol::CasesManifest manifest)
     : folder_(std::move(folder)), manifest_(std::move(manifest)) {}
 
 std::string CaseFolder::path(const std::string& relative) const {
-  if (!relative.empty() && relative[0] == '/') return relative;
-  return folder_.empty() ? relative : folder_ + "/" + relative;
+  if (!relative.empty() && relative[0] == '/') return relative;  // one problem given as files
+  if (folder_.empty()) return relative;
+  // A folder's files are its own: a symbolic link that leads out of it is refused, not followed.
+  try {
+    return path_inside(folder_, relative);
+  } catch (const FileReadError& e) {
+    throw InputError(e.what());
+  }
 }
 
-std::vector<float> CaseFolder::operand(const std::string& relative, std::int64_t rows, std::int64_t cols, bool shared) {
-  const std::string p = path(relative);
-  if (auto it = cache_.find(p); shared && it != cache_.end()) return it->second;
+protocol::NpyArray CaseFolder::read_input(const std::string& relative) {
   protocol::NpyArray a;
   try {
-    a = protocol::read_npy(p);
+    a = protocol::read_npy(path(relative));
   } catch (const protocol::NpyError& e) {
     throw InputError(e.what());
   }
+  return a;
+}
+
+// The manifest's digest of the data, checked after the dtype and shape (whose messages say more): an input
+// replaced after generation (and its y recomputed) would otherwise be judged as if it were the generated
+// case. One problem given as files has no manifest and no digest.
+void CaseFolder::check_digest(const protocol::NpyArray& a, const std::string& relative, const std::string& sha256) const {
+  if (sha256.empty()) return;
+  const std::string got = sha256_hex(a.data.data(), a.data.size());
+  if (got != sha256)
+    throw InputError(path(relative) + ": its data has SHA-256 " + got + ", the manifest records " + sha256 +
+                     ": the input changed after `ordo cases` wrote it (regenerate the folder)");
+}
+
+std::vector<float> CaseFolder::operand(const std::string& relative, const std::string& sha256, std::int64_t rows,
+                                       std::int64_t cols, bool shared) {
+  const std::string p = path(relative);
+  if (auto it = cache_.find(p); shared && it != cache_.end()) return it->second;
+  const protocol::NpyArray a = read_input(relative);
   const std::vector<std::int64_t> want{rows, cols};
   const bool vector_ok = rows == 1 && a.shape == std::vector<std::int64_t>{cols};
   if (a.shape != want && !vector_ok) {
@@ -288,6 +328,7 @@ std::vector<float> CaseFolder::operand(const std::string& relative, std::int64_t
     v.resize(bits.size());
     for (std::size_t i = 0; i < bits.size(); ++i) v[i] = float_of(std::uint32_t{bits[i]} << 16);
   }
+  check_digest(a, relative, sha256);
   if (shared) {
     if (cache_.size() > 8) cache_.clear();
     cache_[p] = v;
@@ -300,19 +341,15 @@ ForwardProblem CaseFolder::inputs(const protocol::CaseEntry& c) {
   p.M = c.M;
   p.N = c.N;
   p.K = c.K;
-  p.x = operand(c.x, c.M, c.K, false);
-  p.w = operand(c.w, c.N, c.K, true);
+  p.x = operand(c.x, c.x_sha256, c.M, c.K, false);
+  p.w = operand(c.w, c.w_sha256, c.N, c.K, true);
   if (c.bias) {
     const std::string bp = path(c.b);
-    protocol::NpyArray a;
-    try {
-      a = protocol::read_npy(bp);
-    } catch (const protocol::NpyError& e) {
-      throw InputError(e.what());
-    }
+    const protocol::NpyArray a = read_input(c.b);
     if (a.dtype != NpyDtype::f4) throw InputError(bp + ": the bias must be <f4, got " + std::string(protocol::npy_dtype_name(a.dtype)));
     if (a.shape != std::vector<std::int64_t>{c.N} && a.shape != std::vector<std::int64_t>{1, c.N})
       throw InputError(bp + ": the bias must have shape (" + std::to_string(c.N) + ",)");
+    check_digest(a, c.b, c.b_sha256);
     p.bias = a.as_f32();
   }
   return p;

@@ -13,6 +13,7 @@
 #include "core/contract.h"
 #include "core/problem.h"
 #include "protocol/cases_manifest.h"
+#include "protocol/npy.h"
 
 namespace ordo::properties {
 
@@ -42,6 +43,10 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Fills every case's input digests (x_sha256, w_sha256, b_sha256) from the files written in `folder`:
+// what the manifest records and `ordo check` verifies.
+void record_input_digests(const std::string& folder, protocol::CasesManifest& manifest);
+
 // Reads a folder's inputs and outputs, checking every file against the manifest. Weights shared by a
 // group's cases are read once.
 class CaseFolder {
@@ -59,8 +64,12 @@ class CaseFolder {
 
  private:
   std::string path(const std::string& relative) const;
+  protocol::NpyArray read_input(const std::string& relative);
+  // InputError unless the data's SHA-256 is the manifest's (`sha256` empty: one problem, no manifest).
+  void check_digest(const protocol::NpyArray& a, const std::string& relative, const std::string& sha256) const;
   // `shared`: a group's W, read once and kept (a folder is judged in one pass; files do not change under it).
-  std::vector<float> operand(const std::string& relative, std::int64_t rows, std::int64_t cols, bool shared);
+  std::vector<float> operand(const std::string& relative, const std::string& sha256, std::int64_t rows, std::int64_t cols,
+                             bool shared);
   std::string folder_;
   protocol::CasesManifest manifest_;
   std::map<std::string, std::vector<float>> cache_;  // shared weights by path

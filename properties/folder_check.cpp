@@ -203,6 +203,7 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
     const auto start = std::chrono::steady_clock::now();
     std::int64_t done = 0;
     for (const CaseEntry* c : cases) {
+      if (o.stop && o.stop->load()) break;
       const LoadedOutput y = outputs.get(*c);  // a copy of the handle: the cache may drop its own
       const std::string shape = c->id + " (M=" + std::to_string(c->M) + " N=" + std::to_string(c->N) +
                                 " K=" + std::to_string(c->K) + ", " + c->family + ", " + c->purpose;
@@ -262,8 +263,9 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
                                                        PropertyKind::invariance, folder.folder(), contract_id));
     PropertyRun& run = it->second;
     run.unit = "relations";
-    ++run.cases;
     ++run.requested;
+    if (o.stop && o.stop->load()) continue;  // counted as requested, not judged
+    ++run.cases;
     const CaseEntry& ref = *m.find(r.reference.case_id);
     const CaseEntry& sub = *m.find(r.subject.case_id);
     ++run.families[ref.family];

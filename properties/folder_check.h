@@ -3,6 +3,7 @@
 // output element against the contract's emulator, bit for bit, and against the exact result and the
 // plan's bound; with or without one, every invariance relation of the manifest (a row alone against the
 // same row in batches of other sizes and positions, a permuted batch, a column shard against its slice).
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -26,6 +27,9 @@ struct FolderCheckOptions {
   // this the cache starts again. Tests set it small to exercise eviction.
   std::size_t output_cache_bytes = std::size_t{1} << 30;
   std::function<void(const std::string& what, std::int64_t done, std::int64_t total)> progress;
+  // Set (by SIGINT or SIGTERM) to stop after the case or relation in progress: the rows then have fewer
+  // judged than requested, which is never a pass.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One report row per property: check.equals_contract, check.within_error_bound, and per relation kind

@@ -9,6 +9,7 @@
 #include "core/bounded_file.h"
 #include "core/bounded_json.h"
 #include "core/checked_size.h"
+#include "core/contract_file.h"
 
 namespace ordo::protocol {
 namespace {
@@ -64,6 +65,14 @@ std::string relative_path(const json& o, const char* name, const std::string& wh
   return p;
 }
 
+// 64 lowercase hex digits.
+std::string digest(const json& o, const char* name, const std::string& where, const std::string& path) {
+  const std::string d = str(o, name, where, path);
+  const bool hex = d.size() == 64 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex) fail(where, path + "." + name, "must be a SHA-256 as 64 lowercase hex digits, got \"" + d + "\"");
+  return d;
+}
+
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
 
 }  // namespace
@@ -84,10 +93,14 @@ json manifest_to_json(const CasesManifest& m) {
   j["level"] = m.level;
   j["generated_by"] = m.generated_by;
   json cases = json::array();
-  for (const CaseEntry& c : m.cases)
-    cases.push_back({{"id", c.id}, {"M", c.M}, {"N", c.N}, {"K", c.K}, {"bias", c.bias}, {"y_dtype", c.y_dtype},
-                     {"family", c.family}, {"purpose", c.purpose}, {"group", c.group}, {"x", c.x}, {"w", c.w},
-                     {"b", c.b}, {"y", c.y}});
+  for (const CaseEntry& c : m.cases) {
+    json e = {{"id", c.id},         {"M", c.M},       {"N", c.N},         {"K", c.K},
+              {"bias", c.bias},     {"y_dtype", c.y_dtype}, {"family", c.family}, {"purpose", c.purpose},
+              {"group", c.group},   {"x", c.x},       {"w", c.w},         {"b", c.b},
+              {"y", c.y},           {"x_sha256", c.x_sha256}, {"w_sha256", c.w_sha256}};
+    if (c.bias) e["b_sha256"] = c.b_sha256;
+    cases.push_back(std::move(e));
+  }
   j["cases"] = cases;
   json relations = json::array();
   for (const Relation& r : m.relations) {
@@ -107,10 +120,22 @@ CasesManifest manifest_from_json(const json& j, const std::string& where) {
   only(j, {"schema", "contract", "contract_definition", "operands", "seed", "level", "generated_by", "cases", "relations"},
        where, "");
   const std::string schema = str(j, "schema", where, "");
+  if (schema == "ordo.cases/1")
+    fail(where, "schema", "ordo.cases/1 was written by an older ordo and records no input digests; regenerate the folder "
+                          "with `ordo cases` (the same options write the same inputs)");
   if (schema != kCasesSchema) fail(where, "schema", "must be \"" + std::string(kCasesSchema) + "\", got \"" + schema + "\"");
   CasesManifest m;
   m.contract = str(j, "contract", where, "");
-  if (j.contains("contract_definition")) m.contract_definition = j.at("contract_definition");
+  if (j.contains("contract_definition")) {
+    m.contract_definition = j.at("contract_definition");
+    try {
+      m.defined_contract = contract_from_json(*m.contract_definition, where + ": contract_definition");
+    } catch (const ContractFileError& e) {
+      throw ManifestError(e.what());
+    }
+    if (m.defined_contract->id != m.contract)
+      fail(where, "contract_definition.id", "\"" + m.defined_contract->id + "\" is not the manifest's contract \"" + m.contract + "\"");
+  }
   m.operands = str(j, "operands", where, "");
   if (m.operands != "f32" && m.operands != "bf16") fail(where, "operands", "must be \"f32\" or \"bf16\"");
   m.seed = static_cast<std::uint64_t>(integer(j, "seed", 0, std::int64_t{1} << 62, where, ""));
@@ -123,7 +148,8 @@ CasesManifest manifest_from_json(const json& j, const std::string& where) {
     const std::string p = "cases[" + std::to_string(i) + "]";
     const json& c = cases[i];
     if (!c.is_object()) fail(where, p, "must be an object");
-    only(c, {"id", "M", "N", "K", "bias", "y_dtype", "family", "purpose", "group", "x", "w", "b", "y"}, where, p);
+    only(c, {"id", "M", "N", "K", "bias", "y_dtype", "family", "purpose", "group", "x", "w", "b", "y", "x_sha256", "w_sha256", "b_sha256"},
+         where, p);
     CaseEntry e;
     e.id = str(c, "id", where, p);
     if (e.id.empty() || !ids.insert(e.id).second) fail(where, p + ".id", "empty or not unique: \"" + e.id + "\"");
@@ -143,6 +169,9 @@ CasesManifest manifest_from_json(const json& j, const std::string& where) {
     if (e.bias) e.b = relative_path(c, "b", where, p);
     else if (c.contains("b") && !c.at("b").is_string()) fail(where, p + ".b", "must be a string");
     e.y = relative_path(c, "y", where, p);
+    e.x_sha256 = digest(c, "x_sha256", where, p);
+    e.w_sha256 = digest(c, "w_sha256", where, p);
+    if (e.bias) e.b_sha256 = digest(c, "b_sha256", where, p);
     m.cases.push_back(std::move(e));
   }
   if (j.contains("relations")) {

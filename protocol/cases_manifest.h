@@ -11,9 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/contract.h"
+
 namespace ordo::protocol {
 
-inline constexpr const char* kCasesSchema = "ordo.cases/1";
+// /2: every input file's digest is recorded (and checked by `ordo check`); the contract_definition is
+// checked against the contract id. /1 folders are refused: regenerate them (the same command writes the
+// same inputs).
+inline constexpr const char* kCasesSchema = "ordo.cases/2";
 
 class ManifestError : public std::runtime_error {
  public:
@@ -30,6 +35,9 @@ struct CaseEntry {
   std::int64_t group = -1;      // invariance group, -1 for none
   // Paths relative to the folder. Cases of one group share w (and b).
   std::string x, w, b, y;
+  // SHA-256 of each input file's data (the bytes after the .npy header: the values exactly as stored),
+  // so that an input replaced after generation is found before anything is judged.
+  std::string x_sha256, w_sha256, b_sha256;
 };
 
 // y[subject.case][subject.rows[i], subject.col_begin + j] must equal
@@ -51,6 +59,9 @@ struct Relation {
 struct CasesManifest {
   std::string contract;                        // the contract the cases were generated for ("none": none)
   std::optional<nlohmann::json> contract_definition;  // its ordo.contract/1 document
+  // The definition as read: checked to parse, to carry the id `contract` names, and (for a built-in id)
+  // to state that contract's plan. What `ordo check` judges by when the id is not a built-in one.
+  std::optional<Contract> defined_contract;
   std::string operands = "f32";                // "f32" or "bf16" (bf16: raw bits '<u2')
   std::uint64_t seed = 0;
   int level = 1;

@@ -19,7 +19,10 @@
 #include "reports/report.h"
 #include "subjects/environment_probe.h"
 #include "tools/cli_values.h"
+#include "tools/cases_out_folder.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/interrupt.h"
 #include "tools/result_printing.h"
 
 namespace ordo::tools {
@@ -43,8 +46,22 @@ struct CasesCommand {
   std::string y_dtype = "auto";
   std::int64_t max_batch = 1024;
   bool no_bias = false;
+  bool replace = false;
   std::string out;
 };
+
+// The largest operand or output `ordo cases` writes for one case (values): 1 GiB as FP32. A shape beyond
+// it is refused before anything is allocated.
+constexpr std::int64_t kMaxCaseValues = std::int64_t{1} << 28;
+
+void check_shape_size(const properties::ShapeRequest& s, const std::string& text) {
+  const auto values = [](std::int64_t a, std::int64_t b) { return static_cast<long double>(a) * static_cast<long double>(b); };
+  for (const auto& [name, n] : {std::pair{"X [M, K]", values(s.M, s.K)}, std::pair{"W [N, K]", values(s.N, s.K)},
+                                std::pair{"Y [M, N]", values(s.M, s.N)}})
+    if (n > static_cast<long double>(kMaxCaseValues))
+      throw std::invalid_argument("--shape " + text + ": " + name + " would hold " + std::to_string(static_cast<long long>(n)) +
+                                  " values; ordo cases writes at most 2^28 (1 GiB as FP32) per tensor");
+}
 
 int run_cases(const CasesCommand& o) {
   properties::CasesOptions co;
@@ -53,11 +70,23 @@ int run_cases(const CasesCommand& o) {
   co.operands = o.operands == "bf16" ? DType::bf16 : DType::f32;
   co.level = o.level;
   co.seed = parse_seed(o.seed, "--seed");
-  for (const std::string& s : o.shapes) co.shapes.push_back(parse_shape(s));
+  for (const std::string& s : o.shapes) {
+    co.shapes.push_back(parse_shape(s));
+    check_shape_size(co.shapes.back(), s);
+  }
   co.y_dtype = o.y_dtype;
   co.max_batch = o.max_batch;
   co.bias = !o.no_bias;
   co.generated_by = generated_by();
+  try {
+    prepare_cases_out_folder(o.out, o.replace);
+  } catch (const OutFolderRefused& e) {
+    std::fprintf(stderr, "ordo cases: %s\n", e.what());
+    return kExitUsage;
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo cases: %s\n", e.what());
+    return kExitUnwritable;
+  }
   const protocol::CasesManifest m = properties::generate_cases(co, o.out);
   std::int64_t elements = 0;
   for (const auto& c : m.cases) elements += c.M * c.N;
@@ -148,11 +177,23 @@ int run_check(const CheckCommand& o) {
   if (single && (o.contract.empty() || o.contract == "none"))
     throw std::invalid_argument("one problem has no invariance relations: give --contract ID|FILE");
   const auto start = std::chrono::steady_clock::now();
+  // An unusable report folder is found before the work, not after it.
+  const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
+  try {
+    require_writable_folder(out);
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo check: %s\n", e.what());
+    return kExitUnwritable;
+  }
   try {
     properties::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
     properties::FolderCheckOptions fo;
-    const std::string contract = o.contract.empty() ? folder.manifest().contract : o.contract;
-    if (contract != "none") fo.contract = resolve_contract(contract);
+    const protocol::CasesManifest& manifest = folder.manifest();
+    const std::string contract = o.contract.empty() ? manifest.contract : o.contract;
+    // The manifest's own definition when it names the contract (a contract from a file, checked against its
+    // id when the manifest was read); otherwise a built-in id or a file.
+    if (contract != "none")
+      fo.contract = o.contract.empty() && manifest.defined_contract ? *manifest.defined_contract : resolve_contract(contract);
     if (fo.contract && fo.contract->kind != ContractKind::forward)
       throw std::invalid_argument("ordo check judges forward outputs; " + fo.contract->id + " is not a forward contract");
     if (fo.contract && (fo.contract->plan.operand_dtype == DType::bf16) != (folder.manifest().operands == "bf16"))
@@ -160,6 +201,8 @@ int run_check(const CheckCommand& o) {
                                    std::string(dtype_name(fo.contract->plan.operand_dtype)));
     fo.only_cases = o.cases;
     fo.bound_elements_per_case = o.bound_elements;
+    const InterruptGuard interrupt;
+    fo.stop = interrupt.flag();
     if (!o.quiet)
       fo.progress = [](const std::string& what, std::int64_t done, std::int64_t total) {
         if (done == total || done % 10 == 0) std::fprintf(stderr, "  ... %s %lld/%lld\n", what.c_str(), static_cast<long long>(done), static_cast<long long>(total));
@@ -176,23 +219,28 @@ int run_check(const CheckCommand& o) {
     for (properties::PropertyRun& r : properties::check_folder(folder, fo)) report.results.push_back({std::move(r)});
     if (report.results.empty()) {
       std::fprintf(stderr, "ordo check: nothing to judge: no contract (--contract none) and no relations among the selected cases\n");
-      return 2;
+      return kExitUsage;
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.interrupted = interrupt.stopped();
     for (const reports::ResultRow& row : report.results) print_row(row);
-    const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
-    std::filesystem::create_directories(out);
-    write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
-    write_file_atomically(out + "/report.md", reports::to_markdown(report));
-    std::printf("\n%s (%.1f s)\nreport: %s/report.json, %s/report.md\n", report.all_passed() ? "PASS" : "FAIL", report.seconds,
-                out.c_str(), out.c_str());
-    return report.all_passed() ? 0 : 1;
+    try {
+      write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
+      write_file_atomically(out + "/report.md", reports::to_markdown(report));
+    } catch (const FileWriteError& e) {
+      std::fprintf(stderr, "ordo check: the report was not written: %s\n", e.what());
+      return kExitUnwritable;
+    }
+    std::printf("\n%s (%.1f s)\nreport: %s/report.json, %s/report.md\n",
+                report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", report.seconds, out.c_str(),
+                out.c_str());
+    return exit_code_of(report, interrupt.signal());
   } catch (const properties::InputError& e) {
     std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
-    return 2;
+    return kExitUsage;
   } catch (const protocol::ManifestError& e) {
     std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
-    return 2;
+    return kExitUsage;
   }
 }
 
@@ -205,6 +253,16 @@ struct IdentifyCommand {
 };
 
 int run_identify(const IdentifyCommand& o) {
+  if (!o.json.empty()) {
+    // The output's folder is checked before the work, not after it.
+    try {
+      const std::string parent = std::filesystem::path(o.json).parent_path().string();
+      require_writable_folder(parent.empty() ? "." : parent);
+    } catch (const FileWriteError& e) {
+      std::fprintf(stderr, "ordo identify: %s\n", e.what());
+      return kExitUnwritable;
+    }
+  }
   try {
     properties::CaseFolder folder = open_cases(o.folder, o.problem, "none");
     const std::string source = o.problem.given() ? o.problem.y : o.folder;
@@ -253,16 +311,21 @@ int run_identify(const IdentifyCommand& o) {
                                 {"first_difference", c.first_difference}});
         j["contracts"][c.contract.id] = contract_to_json(c.contract);
       }
-      write_file_atomically(o.json, j.dump(2) + "\n");
+      try {
+        write_file_atomically(o.json, j.dump(2) + "\n");
+      } catch (const FileWriteError& e) {
+        std::fprintf(stderr, "ordo identify: %s\n", e.what());
+        return kExitUnwritable;
+      }
       std::printf("  written: %s\n", o.json.c_str());
     }
-    return r.matches.empty() ? 1 : 0;
+    return r.matches.empty() ? kExitFail : kExitPass;
   } catch (const properties::InputError& e) {
     std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
-    return 2;
+    return kExitUsage;
   } catch (const protocol::ManifestError& e) {
     std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
-    return 2;
+    return kExitUsage;
   }
 }
 
@@ -280,7 +343,10 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
   c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str()->check(CLI::Range(2, 1 << 20));
   c->add_flag("--no-bias", cases.no_bias, "no case has a bias (for kernels whose bias is not FP32)");
-  c->add_option("--out", cases.out, "the folder to write")->required();
+  c->add_option("--out", cases.out, "the folder to write: new or empty (or an earlier cases folder with --replace)")->required();
+  c->add_flag("--replace", cases.replace,
+              "the --out folder holds earlier cases: remove every file its manifest names (inputs, outputs, check "
+              "report) first");
   c->callback([&exit_code] { exit_code = run_cases(cases); });
 
   static CheckCommand check;

@@ -259,6 +259,43 @@ TEST(CorpusEntryErrors, AMissingNpyOrOneOutsideTheFolderIsRefused) {
                                   "hidden), got \"../big.case0.x.npy\"");
 }
 
+// An id is a claim about the arithmetic: an entry embedding a contract under a built-in id with another
+// plan (segments of 4, and that plan's bits as the expected output) would replay "ok" under the built-in
+// id. It is refused wherever a contract is read; so is a contract folder reusing a built-in id.
+TEST(CorpusEntryErrors, AnEmbeddedContractUnderABuiltInIdWithAnotherPlanIsRefused) {
+  const fs::path dir = fresh_dir("mislabelled");
+  Contract seg4 = contract_fwd_f32_fma_chain();
+  seg4.id = "user.fwd.f32.seg4/1";
+  seg4.plan.structure = KStructure::segments;
+  seg4.plan.segment_length = 4;
+  seg4.plan.combine = SegmentCombine::ascending_add_rn;
+  const std::string path = (dir / "e.json").string();
+  write_corpus_entry(path, forward_entry(forward_case(2, 3, 37), seg4));
+  EXPECT_EQ(replay_corpus_file(path).outcome, ReplayOutcome::pass);  // honest under its own id
+  ojson j = load(path);
+  j["contract"]["id"] = "fwd.f32.fma-chain/1";
+  save(path, j);
+  EXPECT_NE(read_error(path).find("\"fwd.f32.fma-chain/1\" is a built-in contract with another plan"), std::string::npos)
+      << read_error(path);
+  EXPECT_EQ(replay_corpus_file(path).outcome, ReplayOutcome::malformed);
+  // A contract folder may not restate a built-in id either.
+  const fs::path contracts = dir / "contracts";
+  fs::create_directories(contracts);
+  std::ofstream(contracts / "c.json") << contract_to_json(contract_fwd_f32_fma_chain()).dump();
+  EXPECT_THROW(load_contract_dir(contracts.string()), ContractFileError);
+}
+
+// An .npy beside the entry that is a symbolic link out of the entry's folder is not followed.
+TEST(CorpusEntryErrors, AnNpyLinkOutOfTheFolderIsRefused) {
+  const fs::path dir = fresh_dir("npy-link");
+  const std::string path = npy_entry(dir);
+  const fs::path outside = dir.parent_path() / "ordo-outside-x.npy";
+  fs::remove(outside);
+  fs::rename(dir / "big.case0.x.npy", outside);
+  fs::create_symlink(outside, dir / "big.case0.x.npy");
+  EXPECT_NE(read_error(path).find("leads outside"), std::string::npos) << read_error(path);
+}
+
 TEST(CorpusEntryErrors, AnUnknownFieldOrABadSchemaIsRefused) {
   const fs::path dir = fresh_dir("fields");
   const std::string path = (dir / "u.json").string();

@@ -226,6 +226,60 @@ TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
   EXPECT_NE(input_error(folder).find(c.x + ": dtype <u2, expected <f4"), std::string::npos) << input_error(folder);
 }
 
+// An input replaced after generation, with its y recomputed from the new input, would pass every check:
+// the manifest's digests find it first, as bad input, naming the file.
+TEST(FileProtocol, AnInputReplacedAfterGenerationIsRefusedByItsDigest) {
+  const std::string dir = fresh_folder("digest");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  CaseFolder written(dir, generate_cases(opts, dir));
+  const protocol::CaseEntry c = written.manifest().cases[1];
+  ASSERT_EQ(c.x_sha256.size(), 64u);
+  ASSERT_EQ(c.w_sha256.size(), 64u);
+  std::vector<float> x(static_cast<std::size_t>(c.M * c.K), 0.5f);
+  protocol::write_npy(dir + "/" + c.x, protocol::NpyDtype::f4, {c.M, c.K}, x.data(), x.size() * 4);
+  // The program under test computes y from the input it finds (a reader that ignores the digests).
+  protocol::CasesManifest blind = protocol::read_manifest(dir);
+  for (protocol::CaseEntry& e : blind.cases) e.x_sha256.clear();
+  CaseFolder unchecked(dir, blind);
+  run_kernel(unchecked, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  CaseFolder folder(dir, protocol::read_manifest(dir));
+  const std::string e = input_error(folder);
+  EXPECT_NE(e.find(c.x + ": its data has SHA-256"), std::string::npos) << e;
+  EXPECT_NE(e.find("the input changed after `ordo cases` wrote it"), std::string::npos) << e;
+}
+
+// A folder written for a contract from a file carries its definition; `ordo check` judges by it. The
+// definition must carry the manifest's id, and a built-in id only with the built-in plan.
+TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
+  const std::string dir = fresh_folder("definition");
+  const Contract seg = load_contract_file(std::string(ORDO_SOURCE_DIR) + "/contracts/fwd.f32.seg256-ascending.json");
+  CasesOptions opts = small_options(seg);
+  generate_cases(opts, dir);
+  const protocol::CasesManifest m = protocol::read_manifest(dir);
+  ASSERT_TRUE(m.defined_contract.has_value());
+  EXPECT_EQ(m.defined_contract->id, seg.id);
+  EXPECT_EQ(m.defined_contract->plan.segment_length, seg.plan.segment_length);
+  nlohmann::json j = protocol::manifest_to_json(m);
+  j["contract_definition"]["id"] = "fwd.f32.other/1";
+  try {
+    protocol::manifest_from_json(j, "m.json");
+    ADD_FAILURE() << "a definition of another id was accepted";
+  } catch (const protocol::ManifestError& e) {
+    EXPECT_NE(std::string(e.what()).find("contract_definition.id"), std::string::npos) << e.what();
+  }
+  // A built-in id with another plan: the id claims an arithmetic the definition does not state.
+  j = protocol::manifest_to_json(m);
+  j["contract"] = "fwd.f32.fma-chain/1";
+  j["contract_definition"]["id"] = "fwd.f32.fma-chain/1";
+  try {
+    protocol::manifest_from_json(j, "m.json");
+    ADD_FAILURE() << "a built-in id with another plan was accepted";
+  } catch (const protocol::ManifestError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a built-in contract with another plan"), std::string::npos) << e.what();
+  }
+}
+
 // Relations compare two outputs; the judge once kept a reference to the first while loading the second
 // into a cache that it cleared past 64 outputs, and so compared freed memory. Level-1 folders hold more
 // than 64 outputs; with a cache of one byte every load evicts everything before it.
