@@ -4,6 +4,7 @@
 // marked interrupted (exit 130); reports are replaced whole, never left half written.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,28 +112,110 @@ TEST(CliFailClosed, AReportIsReplacedWholeAndNoTemporaryFileStays) {
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
-TEST(CliFailClosed, SigintWritesAReportMarkedInterrupted) {
-  const std::string dir = folder("sigint");
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    // The whole host suite takes several seconds: interrupted well before its end.
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execl(ORDO_BINARY, ORDO_BINARY, "verify", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+// SIGTERM is what `timeout`, CI cancellation and schedulers send: it stops a run as SIGINT does.
+TEST(CliFailClosed, SigintAndSigtermWriteAReportMarkedInterrupted) {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const std::string dir = folder("signal-" + std::to_string(sig));
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // The whole host suite takes several seconds: interrupted well before its end.
+      freopen("/dev/null", "w", stdout);
+      freopen("/dev/null", "w", stderr);
+      execl(ORDO_BINARY, ORDO_BINARY, "verify", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    usleep(1500 * 1000);
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << sig << " killed the run instead of stopping it";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    std::ifstream in(dir + "/report.json");
+    ASSERT_TRUE(in.good()) << "no report after signal " << sig;
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["verdict"], "interrupted");
+    EXPECT_EQ(j["interrupted"], true);
   }
-  usleep(1500 * 1000);
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  std::ifstream in(dir + "/report.json");
-  ASSERT_TRUE(in.good()) << "no report after SIGINT";
+}
+
+bool gpu_usable() { return ordo("verify --property exact.order_independent --cases 1 --quiet --out " + folder("gpu-probe")).output.find("no GPU") == std::string::npos; }
+
+// A run in which nothing ran is never a pass: a GPU variant without a GPU, through fuzz, a reproduce line
+// and the self-test of a GPU-only mutant, exits 3 and says INCONCLUSIVE.
+TEST(CliFailClosed, NothingRanIsNeverAPass) {
+  if (gpu_usable()) GTEST_SKIP() << "a GPU is present: these subjects run here";
+  const std::pair<std::string, std::string> runs[] = {
+      {"fuzz --kernel sm80.fwd.f32.fma.simt.128x128x16 --cases 3 --quiet --out " + folder("nothing-fuzz"), "INCONCLUSIVE"},
+      {"verify --property forward.kernel_equals_emulator --kernel sm80.fwd.f32.fma.simt.128x128x16 --seed 1 --case 0 --quiet "
+       "--out " + folder("nothing-verify"),
+       "INCONCLUSIVE"},
+      {"selftest --host --mutant mutant.fwd.f32.smem-missing-barrier --quiet --out " + folder("nothing-selftest"),
+       "INCONCLUSIVE"},
+  };
+  for (const auto& [args, word] : runs) {
+    const OrdoRun r = ordo(args);
+    EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(word), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("PASS"), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+// `ordo cases` writes only into a new or empty folder, or replaces an earlier cases folder when asked.
+TEST(CliFailClosed, CasesRefusesANonEmptyOutFolder) {
+  const std::string dir = folder("cases-out");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/notes.txt") << "mine";
+  OrdoRun r = ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + dir);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("not an `ordo cases` folder"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/manifest.json"));
+  const std::string cases = folder("cases-again");
+  ASSERT_EQ(ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + cases).exit_code, 0);
+  std::ofstream(cases + "/c0001/y.npy") << "stale";
+  r = ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + cases);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--replace"), std::string::npos) << r.output;
+  r = ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --seed 9 --replace --out " + cases);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(cases + "/c0001/y.npy")) << "a stale output survived --replace";
+  r = ordo("cases --contract fwd.f32.fma-chain/1 --shape 100000x100000x100000 --out " + folder("cases-huge"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("at most 2^28"), std::string::npos) << r.output;
+}
+
+// Special files never block or flood a command: a FIFO as an output is that case's failure, /dev/zero as
+// a manifest is bad input, both at once.
+TEST(CliFailClosed, FifosAndDevicesAreRefusedWithoutBlocking) {
+  const std::string dir = folder("special");
+  ASSERT_EQ(ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + dir).exit_code, 0);
+  ASSERT_EQ(::mkfifo((dir + "/c0000/y.npy").c_str(), 0600), 0);
+  OrdoRun r = ordo("check " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("a FIFO"), std::string::npos) << r.output;
+  std::filesystem::remove(dir + "/manifest.json");
+  std::filesystem::create_symlink("/dev/zero", dir + "/manifest.json");
+  r = ordo("check " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a character device"), std::string::npos) << r.output;
+  r = ordo("report /dev/zero");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// A missing y.npy is one failed case among the others (the program under test did not write it), never
+// an abort of the whole check; the report is written; an unwritable report folder is found first.
+TEST(CliFailClosed, AMissingOutputIsOneFailedCase) {
+  const std::string dir = folder("missing-y");
+  ASSERT_EQ(ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + dir).exit_code, 0);
+  OrdoRun r = ordo("check " + dir + " --quiet --out /proc/ordo-cannot-write-here");
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  r = ordo("check " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::ifstream in(dir + "/check-report/report.json");
+  ASSERT_TRUE(in.good());
   const nlohmann::json j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["verdict"], "interrupted");
-  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_EQ(j["results"][0]["verdict"], "subject_fault");
+  EXPECT_EQ(j["results"][0]["cases"], j["results"][0]["failed"]) << "every case lacks its output";
 }
 
 }  // namespace
