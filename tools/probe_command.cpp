@@ -13,6 +13,7 @@
 #include "subjects/environment_probe.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
 #include "tools/result_printing.h"
 
 namespace ordo::tools {
@@ -25,6 +26,12 @@ struct ProbeCommandOptions {
 };
 
 int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
+  try {
+    require_writable_folder(o.out_dir);  // before the work, not after it
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo probe: %s\n", e.what());
+    return kExitUnwritable;
+  }
   reports::Report report;
   report.command = command_line;
   report.seed = o.seed;
@@ -32,7 +39,7 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   report.environment = probe_environment(true);
   if (!report.environment.gpu) {
     std::printf("ordo probe: not run: no usable CUDA device (%s)\n", report.environment.gpu_absent_reason.c_str());
-    return 3;
+    return kExitNothingRan;
   }
   const auto start = std::chrono::steady_clock::now();
   properties::ProbeOptions po;
@@ -73,16 +80,15 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   try {
-    require_writable_folder(o.out_dir);
     write_file_atomically(o.out_dir + "/probe.json", reports::to_json(report).dump(2) + "\n");
     write_file_atomically(o.out_dir + "/probe.md", reports::to_markdown(report));
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo probe: the report was not written: %s\n", e.what());
-    return 4;
+    return kExitUnwritable;
   }
   std::printf("\n%s (%.1f s)\nreport: %s/probe.json, %s/probe.md\n", report.all_passed() ? "PASS" : "FAIL",
               report.seconds, o.out_dir.c_str(), o.out_dir.c_str());
-  return report.all_passed() ? 0 : 1;
+  return exit_code_of(report);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "properties/suite.h"
 #include "tools/cli_values.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
 
 namespace ordo::tools {
 namespace {
@@ -92,7 +93,7 @@ int run_record(const RecordOptions& o) {
   const kernels::DeviceInfo gpu = kernels::device_info(0);
   if (!gpu.present) {
     std::printf("ordo record-golden: not run: no usable CUDA device (%s)\n", gpu.reason.c_str());
-    return 3;
+    return kExitNothingRan;
   }
   std::filesystem::create_directories(o.out_dir);
   // Small shapes across the tile edges and every value family: cheap to store, cheap to replay.
@@ -112,7 +113,7 @@ int run_record(const RecordOptions& o) {
       BackendResult r = kernel->forward(p);
       if (!r.status.ok()) {
         std::printf("ordo record-golden: %s refused a case: %s\n", v.id.c_str(), r.status.to_string().c_str());
-        return 1;
+        return kExitFail;
       }
       f.cases.push_back({std::string(properties::family_name(c.family)), p, {}, {}, std::move(r.y), {}, ""});
     }
@@ -122,7 +123,8 @@ int run_record(const RecordOptions& o) {
     ++written;
   }
   written += record_backward(o, gpu);
-  return written > 0 ? 0 : 1;
+  if (written == 0) std::printf("ordo record-golden: no variant runs on this GPU: nothing recorded\n");
+  return written > 0 ? kExitPass : kExitNothingRan;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "reports/report.h"
 #include "subjects/environment_probe.h"
 #include "tools/commands.h"
+#include "tools/exit_codes.h"
 
 namespace ordo::tools {
 namespace {
@@ -85,16 +86,19 @@ int run_replay(const ReplayCommand& o) {
       for (Contract& c : properties::load_contract_dir(dir)) read.contracts.push_back(std::move(c));
     files = properties::corpus_entry_files(paths);
     if (!o.out.empty()) require_writable_folder(o.out);
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo replay: %s\n", e.what());
+    return kExitUnwritable;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ordo replay: %s\n", e.what());
-    return 2;
+    return kExitUsage;
   }
   if (files.empty()) {
     // Replaying nothing would pass while checking nothing.
     std::string where;
     for (const std::string& p : paths) where += (where.empty() ? "" : ", ") + p;
     std::fprintf(stderr, "ordo replay: no corpus entries (*.json) under %s\n", where.c_str());
-    return 2;
+    return kExitUsage;
   }
   properties::ReplayTally tally;
   std::vector<properties::EntryReplay> replays;
@@ -115,9 +119,9 @@ int run_replay(const ReplayCommand& o) {
       write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
       write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
       std::printf("report: %s/report.json, %s/report.md\n", o.out.c_str(), o.out.c_str());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "ordo replay: %s\n", e.what());
-      return 2;
+    } catch (const FileWriteError& e) {
+      std::fprintf(stderr, "ordo replay: the report was not written: %s\n", e.what());
+      return kExitUnwritable;
     }
   }
   return tally.exit_code();
