@@ -13,6 +13,7 @@
 #include "core/build_info.h"
 #include "core/contract_file.h"
 #include "properties/case_folder.h"
+#include "properties/case_generation.h"
 #include "properties/folder_check.h"
 #include "properties/identify.h"
 #include "protocol/npy.h"
