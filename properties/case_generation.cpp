@@ -6,16 +6,15 @@
 #include <numeric>
 
 #include "core/contract_file.h"
-#include "core/float_bits.h"
+#include "properties/case_ladders.h"
+#include "properties/case_writer.h"
 #include "properties/forward_case.h"
-#include "protocol/npy.h"
 
 namespace ordo::properties {
 namespace {
 
 using protocol::CaseEntry;
 using protocol::CasesManifest;
-using protocol::NpyDtype;
 using protocol::Relation;
 
 std::string case_id(std::size_t i) {
@@ -24,51 +23,13 @@ std::string case_id(std::size_t i) {
   return buf;
 }
 
-// Batch sizes of an invariance group: the small sizes where a kernel's tile choice or split heuristics
-// usually switch, then powers of two (and one beyond each) up to the limit.
-std::vector<std::int64_t> batch_ladder(int level, std::int64_t max_batch) {
-  std::vector<std::int64_t> all{2, 3, 7, 8, 16, 17, 31, 64, 65, 127, 128, 129, 256, 257, 512, 1000, 1024, 2048, 4096, 8192};
-  if (level < 2) all = {2, 3, 8, 17, 64, 128, 129, 256, 1024, 4096};
-  std::vector<std::int64_t> out;
-  for (std::int64_t s : all)
-    if (s <= max_batch) out.push_back(s);
-  if (out.empty() || out.back() != max_batch) out.push_back(max_batch);
-  return out;
-}
-
-class Writer {
- public:
-  Writer(std::string folder, DType operands) : folder_(std::move(folder)), operands_(operands) {}
-  // Writes an operand [rows, cols] (bf16: the raw bits as '<u2').
-  void operand(const std::string& rel, const std::vector<float>& v, std::int64_t rows, std::int64_t cols) {
-    make_parent(rel);
-    if (operands_ == DType::bf16) {
-      std::vector<std::uint16_t> bits(v.size());
-      for (std::size_t i = 0; i < v.size(); ++i) bits[i] = static_cast<std::uint16_t>(bits_of(v[i]) >> 16);
-      protocol::write_npy(folder_ + "/" + rel, NpyDtype::u2, {rows, cols}, bits.data(), bits.size() * 2);
-    } else {
-      protocol::write_npy(folder_ + "/" + rel, NpyDtype::f4, {rows, cols}, v.data(), v.size() * 4);
-    }
-  }
-  void bias(const std::string& rel, const std::vector<float>& b) {
-    make_parent(rel);
-    protocol::write_npy(folder_ + "/" + rel, NpyDtype::f4, {static_cast<std::int64_t>(b.size())}, b.data(), b.size() * 4);
-  }
-
- private:
-  void make_parent(const std::string& rel) {
-    std::filesystem::create_directories(std::filesystem::path(folder_ + "/" + rel).parent_path());
-  }
-  std::string folder_;
-  DType operands_;
-};
-
 struct Generator {
   const CasesOptions& o;
-  Writer& out;
+  CaseWriter& out;
   CasesManifest& m;
   bool bf16_operands;
   bool bf16_allowed;
+  std::size_t random_index = 0;  // alternates the random cases' Y between f32 and bf16 (--y-dtype auto)
 
   CaseEntry& add(std::int64_t M, std::int64_t N, std::int64_t K, bool bias, const std::string& family,
                  const std::string& purpose, std::int64_t group, bool bf16_y) {
@@ -108,101 +69,125 @@ struct Generator {
     return c;
   }
 
-  void random_cases() {
-    // Every value family, twice at level 1 (ten times at level 2), at shapes biased to the tile edges.
-    const int per_family = o.level >= 2 ? 10 : 2;
+  // Every value family at shapes biased to the tile edges, six times at level 1 (ten at level 2).
+  void edge_cases() {
+    const int per_family = o.level >= 2 ? 10 : 6;
     const ShapeLimits limits = o.level >= 2 ? ShapeLimits{.max_m = 1024, .max_n = 1024, .max_k = 6000, .max_volume = std::int64_t{1} << 25}
                                             : ShapeLimits{.max_m = 256, .max_n = 256, .max_k = 1100, .max_volume = std::int64_t{1} << 22};
     const auto gen = gen_forward_case(limits, all_families());
     rc::Random root(o.seed ^ 0x63617365ull);
-    std::size_t index = 0;
     for (int round = 0; round < per_family; ++round)
       for (const ValueFamily f : all_families()) {
         ForwardCase c = gen(root.split(), rc::kNominalSize).value();
         c.family = f;
         c.has_bias = c.has_bias && o.bias;
         c.bf16_operands = bf16_operands;
-        const ForwardProblem p = c.materialize();
-        CaseEntry& e = add(p.M, p.N, p.K, p.bias.has_value(), std::string(family_name(f)), "random", -1, y_bf16(index++));
-        out.operand(e.x, p.x, p.M, p.K);
-        out.operand(e.w, p.w, p.N, p.K);
-        if (p.bias) out.bias(e.b, *p.bias);
+        random_case(c);
       }
   }
 
-  // One invariance group: a row alone, the same row in batches of every ladder size (first, last or at a
-  // random position), a batch and its row permutation, a whole batch and a column shard of it.
+  // Every value family at long K (long_k_ladder, taken in turn), twice at level 1 (four times at level 2): a
+  // few rows and columns, so that a split or schedule that turns on past kLongK is judged on every family
+  // while the files stay small.
+  void long_k_cases() {
+    const int per_family = o.level >= 2 ? 4 : 2;
+    const std::vector<std::int64_t> ks = long_k_ladder(o.level);
+    Rng rng(o.seed ^ 0x6c6f6e676bull);
+    std::size_t turn = 0;
+    for (int round = 0; round < per_family; ++round)
+      for (const ValueFamily f : all_families()) {
+        const auto M = 1 + static_cast<std::int64_t>(rng.next() % 4);
+        const auto N = 1 + static_cast<std::int64_t>(rng.next() % 16);
+        const bool bias = o.bias && rng.coin(2);
+        random_case(base_case(M, N, ks[turn++ % ks.size()], f, bias, rng.next()));
+      }
+  }
+
+  void random_case(const ForwardCase& c) {
+    const ForwardProblem p = c.materialize();
+    CaseEntry& e = add(p.M, p.N, p.K, p.bias.has_value(), std::string(family_name(c.family)), "random", -1,
+                       y_bf16(random_index++));
+    out.operand(e.x, p.x, p.M, p.K);
+    out.operand(e.w, p.w, p.N, p.K);
+    if (p.bias) out.bias(e.b, *p.bias);
+  }
+
+  // One invariance group: a row alone (the anchor), the same row in batches of every ladder size (at one or
+  // more places each), a batch and its row permutation, the batch and column shards of it. Its cases share W.
   void group(std::int64_t g, std::int64_t N, std::int64_t K, std::int64_t max_batch, ValueFamily f, std::uint64_t seed) {
     const std::string family(family_name(f));
     const bool bias = o.bias && g % 2 == 0;
+    const bool bf16_y = o.y_dtype == "bf16";
     const ForwardProblem anchor = base_case(1, N, K, f, bias, seed).materialize();
     const std::string shared = "g" + std::to_string(g);
-    CaseEntry& a = add(1, N, K, bias, family, "anchor", g, o.y_dtype == "bf16");
-    a.w = shared + "/w.npy";
-    a.b = bias ? shared + "/b.npy" : "";
+    const auto add_member = [&](std::int64_t rows, const std::string& purpose) -> CaseEntry& {
+      CaseEntry& e = add(rows, N, K, bias, family, purpose, g, bf16_y);
+      e.w = shared + "/w.npy";
+      e.b = bias ? shared + "/b.npy" : "";
+      return e;
+    };
+    CaseEntry& a = add_member(1, "anchor");
     out.operand(a.x, anchor.x, 1, K);
     out.operand(a.w, anchor.w, N, K);
     if (bias) out.bias(a.b, *anchor.bias);
     const std::string anchor_id = a.id;
     Rng rng(seed ^ 0x62617463ull);
-    const char* positions[] = {"first", "last", "random"};
     std::string permutable;  // the largest batch of at most 256 rows: permuted and sharded below
     std::int64_t permutable_rows = 0;
     std::vector<float> permutable_x;
-    const std::vector<std::int64_t> ladder = batch_ladder(o.level, max_batch);
+    const std::vector<BatchRung> ladder = batch_ladder(o.level, max_batch, rng);
     for (std::size_t i = 0; i < ladder.size(); ++i) {
-      const std::int64_t s = ladder[i];
+      const std::int64_t s = ladder[i].rows;
       ForwardProblem batch = base_case(s, N, K, f, bias, seed + 1 + i).materialize();
-      const std::string where = positions[i % 3];
-      const std::int64_t pos = where == std::string("first") ? 0 : where == std::string("last") ? s - 1 : static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s));
-      std::copy(anchor.x.begin(), anchor.x.end(), batch.x.begin() + pos * K);
-      CaseEntry& e = add(s, N, K, bias, family, "batch", g, o.y_dtype == "bf16");
-      e.w = shared + "/w.npy";
-      e.b = bias ? shared + "/b.npy" : "";
+      for (const AnchorPlace& place : ladder[i].places)
+        std::copy(anchor.x.begin(), anchor.x.end(), batch.x.begin() + place.row * K);
+      CaseEntry& e = add_member(s, "batch");
       out.operand(e.x, batch.x, s, K);
-      m.relations.push_back(Relation{"batch_size",
-                                     "row alone == the same row in a batch of " + std::to_string(s) + " rows (" + where + ", row " +
-                                         std::to_string(pos) + ")",
-                                     N, {anchor_id, {0}, 0}, {e.id, {pos}, 0}});
+      for (const AnchorPlace& place : ladder[i].places)
+        m.relations.push_back(Relation{"batch_size",
+                                       "row alone == the same row in a batch of " + std::to_string(s) + " rows (" +
+                                           place.why + ", row " + std::to_string(place.row) + ")",
+                                       N,
+                                       {anchor_id, {0}, 0},
+                                       {e.id, {place.row}, 0}});
       if (s <= 256) {
         permutable = e.id;
         permutable_rows = s;
-        permutable_x = batch.x;
+        permutable_x = std::move(batch.x);
       }
     }
-    if (!permutable.empty()) {
-      // The permuted batch: row i of it is row perm[i] of the original.
-      const CaseEntry* base = m.find(permutable);
-      std::vector<std::int64_t> perm(static_cast<std::size_t>(permutable_rows));
-      std::iota(perm.begin(), perm.end(), 0);
-      for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.next() % (i + 1)]);
-      std::vector<float> px(permutable_x.size());
-      for (std::int64_t i = 0; i < permutable_rows; ++i) {
-        const std::int64_t from = perm[static_cast<std::size_t>(i)];
-        std::copy(permutable_x.begin() + from * K, permutable_x.begin() + (from + 1) * K, px.begin() + i * K);
-      }
-      const std::string base_id = base->id;
-      CaseEntry& e = add(permutable_rows, N, K, bias, family, "permuted", g, o.y_dtype == "bf16");
-      e.w = shared + "/w.npy";
-      e.b = bias ? shared + "/b.npy" : "";
-      out.operand(e.x, px, permutable_rows, K);
-      std::vector<std::int64_t> identity(perm.size());
-      std::iota(identity.begin(), identity.end(), 0);
-      m.relations.push_back(Relation{"permutation", "the rows of a batch of " + std::to_string(permutable_rows) + " permuted",
-                                     N, {base_id, perm, 0}, {e.id, identity, 0}});
-      if (N >= 2) {
-        // A contiguous output shard (a tensor-parallel slice of W's rows) of the same batch.
-        const std::int64_t n0 = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(N - 1));
-        const std::int64_t n1 = n0 + 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(N - n0));
-        CaseEntry& s = add(permutable_rows, n1 - n0, K, bias, family, "shard", g, o.y_dtype == "bf16");
-        s.x = m.find(base_id)->x;
-        std::vector<float> w(anchor.w.begin() + n0 * K, anchor.w.begin() + n1 * K);
-        out.operand(s.w, w, n1 - n0, K);
-        if (bias) out.bias(s.b, std::vector<float>(anchor.bias->begin() + n0, anchor.bias->begin() + n1));
-        m.relations.push_back(Relation{"column_shard",
-                                       "output columns [" + std::to_string(n0) + ", " + std::to_string(n1) + ") as a shard of W",
-                                       n1 - n0, {base_id, identity, n0}, {s.id, identity, 0}});
-      }
+    if (permutable.empty()) return;
+    // The permuted batch: row i of it is row perm[i] of the original.
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(permutable_rows));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.next() % (i + 1)]);
+    std::vector<float> px(permutable_x.size());
+    for (std::int64_t i = 0; i < permutable_rows; ++i) {
+      const std::int64_t from = perm[static_cast<std::size_t>(i)];
+      std::copy(permutable_x.begin() + from * K, permutable_x.begin() + (from + 1) * K, px.begin() + i * K);
+    }
+    CaseEntry& e = add_member(permutable_rows, "permuted");
+    out.operand(e.x, px, permutable_rows, K);
+    std::vector<std::int64_t> identity(perm.size());
+    std::iota(identity.begin(), identity.end(), 0);
+    m.relations.push_back(Relation{"permutation",
+                                   "the rows of a batch of " + std::to_string(permutable_rows) + " permuted",
+                                   N,
+                                   {permutable, perm, 0},
+                                   {e.id, identity, 0}});
+    // Contiguous output shards (tensor-parallel slices of W's rows) of the same batch, which they share.
+    const std::string batch_x = m.find(permutable)->x;
+    for (const auto& [n0, n1] : shard_columns(N, rng)) {
+      CaseEntry& s = add(permutable_rows, n1 - n0, K, bias, family, "shard", g, bf16_y);
+      s.x = batch_x;
+      out.operand(s.w, std::vector<float>(anchor.w.begin() + n0 * K, anchor.w.begin() + n1 * K), n1 - n0, K);
+      if (bias) out.bias(s.b, std::vector<float>(anchor.bias->begin() + n0, anchor.bias->begin() + n1));
+      m.relations.push_back(
+          Relation{"column_shard",
+                   "output columns [" + std::to_string(n0) + ", " + std::to_string(n1) + ") as a shard of W",
+                   n1 - n0,
+                   {permutable, identity, n0},
+                   {s.id, identity, 0}});
     }
   }
 };
@@ -229,19 +214,21 @@ protocol::CasesManifest generate_cases(const CasesOptions& o, const std::string&
   m.seed = o.seed;
   m.level = o.level;
   m.generated_by = o.generated_by;
-  Writer out(folder, operands);
+  CaseWriter out(folder, operands);
   Generator gen{o, out, m, operands == DType::bf16, bf16_allowed && (!o.contract || o.contract->plan.allows_output(DType::bf16))};
-  if (o.shapes.empty()) gen.random_cases();
-  // Invariance groups at the requested shapes, or at a few generated ones.
-  std::vector<ShapeRequest> shapes = o.shapes;
-  if (shapes.empty()) {
-    shapes = {{o.max_batch, 96, 129}, {o.max_batch, 33, 1024}, {o.max_batch, 130, 17}};
-    if (o.level >= 2) shapes.push_back({o.max_batch, 1024, 2048});
+  if (o.shapes.empty()) {
+    gen.edge_cases();
+    gen.long_k_cases();
   }
+  // Invariance groups at the requested shapes, or at the default ones; each gets batches up to its M rows,
+  // and never more than --max-batch.
+  std::vector<GroupShape> shapes;
+  for (const ShapeRequest& s : o.shapes) shapes.push_back({s.M, s.N, s.K});
+  if (shapes.empty()) shapes = default_groups(o.level);
   const ValueFamily families[] = {ValueFamily::order_2m24, ValueFamily::wide_exponent, ValueFamily::ties,
                                   ValueFamily::cancellation, ValueFamily::uniform, ValueFamily::testfloat};
   for (std::size_t g = 0; g < shapes.size(); ++g) {
-    const ShapeRequest& s = shapes[g];
+    const GroupShape& s = shapes[g];
     if (s.N < 1 || s.K < 1 || s.M < 2) throw std::invalid_argument("--shape needs M >= 2, N >= 1, K >= 1");
     gen.group(static_cast<std::int64_t>(g), s.N, s.K, std::min(o.max_batch, s.M), families[g % std::size(families)],
               o.seed * 1000003 + g);
@@ -249,6 +236,5 @@ protocol::CasesManifest generate_cases(const CasesOptions& o, const std::string&
   protocol::write_manifest(folder, m);
   return m;
 }
-
 
 }  // namespace ordo::properties

@@ -24,7 +24,7 @@ struct CasesOptions {
   std::uint64_t seed = 1;
   std::vector<ShapeRequest> shapes;  // empty: groups at generated shapes
   std::string y_dtype = "auto";      // "auto" (f32, half bf16 where the contract allows), "f32", "bf16"
-  std::int64_t max_batch = 1024;     // the largest batch of an invariance group
+  std::int64_t max_batch = 16384;    // the largest batch of an invariance group (batch_ladder)
   bool bias = true;                  // false: no case has a bias (e.g. a library whose bias is not FP32)
   std::string generated_by;
 };

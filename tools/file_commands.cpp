@@ -42,7 +42,7 @@ struct CasesCommand {
   std::string seed = "1";
   std::vector<std::string> shapes;
   std::string y_dtype = "auto";
-  std::int64_t max_batch = 1024;
+  std::int64_t max_batch = 16384;
   bool no_bias = false;
   std::string out;
 };
@@ -241,7 +241,10 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   c->add_option("--seed", cases.seed, "seed of every generated value")->check(seed_value());
   c->add_option("--shape", cases.shapes, "an invariance group at MxNxK (batches up to M rows; repeatable); replaces the random cases");
   c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
-  c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str()->check(CLI::Range(2, 1 << 20));
+  c->add_option("--max-batch", cases.max_batch,
+                "largest batch of an invariance group (anchors past rows 2048, 4096, 8192 need more)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
   c->add_flag("--no-bias", cases.no_bias, "no case has a bias (for kernels whose bias is not FP32)");
   c->add_option("--out", cases.out, "the folder to write")->required();
   c->callback([&exit_code] { exit_code = run_cases(cases); });
