@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/contract_file.h"
+#include "properties/case_coverage.h"
 #include "properties/case_folder.h"
 #include "properties/case_generation.h"
 #include "properties/folder_check.h"
@@ -59,13 +60,17 @@ int run_cases(const CasesCommand& o) {
   co.max_batch = o.max_batch;
   co.bias = !o.no_bias;
   co.generated_by = generated_by();
+  const auto start = std::chrono::steady_clock::now();
   const protocol::CasesManifest m = properties::generate_cases(co, o.out);
-  std::int64_t elements = 0;
-  for (const auto& c : m.cases) elements += c.M * c.N;
-  std::printf("ordo cases: %zu cases (%lld output elements), %zu invariance relations, contract %s, %s operands, seed %llu\n"
-              "  inputs and %s/manifest.json written; write each case's y.npy (see the manifest), then: ordo check %s\n",
-              m.cases.size(), static_cast<long long>(elements), m.relations.size(), m.contract.c_str(), m.operands.c_str(),
-              static_cast<unsigned long long>(m.seed), o.out.c_str(), o.out.c_str());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const properties::CasesCoverage coverage = properties::cases_coverage(m, o.out);
+  std::printf(
+      "ordo cases: %zu cases (%lld output elements), %zu invariance relations, contract %s, %s operands, seed %llu, "
+      "level %d\n%s"
+      "  inputs and %s/manifest.json written; write each case's y.npy (see the manifest), then: ordo check %s\n",
+      m.cases.size(), static_cast<long long>(coverage.output_elements), m.relations.size(), m.contract.c_str(),
+      m.operands.c_str(), static_cast<unsigned long long>(m.seed), m.level,
+      properties::describe_coverage(coverage, seconds).c_str(), o.out.c_str(), o.out.c_str());
   return 0;
 }
 
