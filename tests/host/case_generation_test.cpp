@@ -1,13 +1,14 @@
 // What `ordo cases` promises to reach (properties/case_ladders.h): at level 1 already, K past 4096 up to 8192
 // for every value family, batches to 16384 rows with the anchor around rows 2048, 4096 and 8192, column shards
-// of a W wider than 4096, at least six cases of every family, and files that stay small; a --shape group gets
-// the rows past the switches its M holds, and --max-batch caps them.
+// of a W wider than 4096, at least six cases of every family, and files that stay small, the same bytes on
+// every run; a --shape group gets the rows past the switches its M holds, and --max-batch caps them.
 #include "properties/case_generation.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "core/contract.h"
@@ -23,6 +24,11 @@ std::string fresh_folder(const std::string& name) {
   return dir;
 }
 
+std::string file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
 // The anchor rows of the batch_size relations, by the rows of the batch that holds them.
 std::map<std::int64_t, std::set<std::int64_t>> anchor_rows_by_batch(const protocol::CasesManifest& m) {
   std::map<std::int64_t, std::set<std::int64_t>> rows;
@@ -36,6 +42,14 @@ TEST(CaseGeneration, LevelOneReachesTheSizesUsersRun) {
   CasesOptions o;
   o.contract = contract_fwd_f32_fma_chain();
   const protocol::CasesManifest m = generate_cases(o, dir);
+  // Deterministic: a second run writes the same bytes (the random anchor rows of the large batches included).
+  const std::string again = fresh_folder("level1-again");
+  generate_cases(o, again);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(entry.path(), dir).string();
+    EXPECT_EQ(file_text(entry.path().string()), file_text(again + "/" + rel)) << rel;
+  }
   const CasesCoverage c = cases_coverage(m, dir);
   EXPECT_GE(c.k_max, 8192);
   std::map<std::string, std::int64_t> long_k_by_family;
