@@ -27,8 +27,8 @@ std::vector<AnchorPlace> places_past_switches(std::int64_t rows, Rng& random) {
 }  // namespace
 
 std::vector<BatchRung> batch_ladder(int level, std::int64_t max_rows, Rng& random) {
-  // Below the first row switch: sizes where tile choice and split heuristics switch by M (one tile of 8, 16,
-  // 64 or 128 rows filling, and one row over it), every one at level 2.
+  // Below the first row switch: sizes where tile choice and split heuristics switch by M (a tile of 8, 16, 64 or
+  // 128 rows filling, and one row over it); level 2 has more of them.
   const std::vector<std::int64_t> small =
       level >= 2 ? std::vector<std::int64_t>{2, 3, 7, 8, 16, 17, 31, 64, 65, 127, 128, 129, 256, 257, 512, 1000, 1024}
                  : std::vector<std::int64_t>{2, 3, 8, 17, 64, 128, 129, 256, 1024};
