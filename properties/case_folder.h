@@ -1,8 +1,7 @@
 #pragma once
-// The file protocol's cases: `ordo cases` writes generated inputs as .npy with a manifest
-// (protocol/cases_manifest.h); any program in any language writes each y.npy beside them; `ordo check`
-// and `ordo identify` read them back. Generation is deterministic in (seed, level, operands, shapes), so
-// a folder can be regenerated anywhere and only the outputs moved.
+// The file protocol's cases, read back: `ordo cases` (properties/case_generation.h) writes generated inputs
+// as .npy with a manifest (protocol/cases_manifest.h); any program in any language writes each y.npy beside
+// them; `ordo check` and `ordo identify` read them through CaseFolder.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -17,35 +16,11 @@
 
 namespace ordo::properties {
 
-struct ShapeRequest {
-  std::int64_t M = 0, N = 0, K = 0;  // an invariance group at N x K with batches up to M rows
-};
-
-struct CasesOptions {
-  std::optional<Contract> contract;  // nullopt: "none" (operands and the output from the options)
-  DType operands = DType::f32;
-  int level = 1;
-  std::uint64_t seed = 1;
-  std::vector<ShapeRequest> shapes;  // empty: groups at generated shapes
-  std::string y_dtype = "auto";      // "auto" (f32, half bf16 where the contract allows), "f32", "bf16"
-  std::int64_t max_batch = 1024;     // the largest batch of an invariance group
-  bool bias = true;                  // false: no case has a bias (e.g. a library whose bias is not FP32)
-  std::string generated_by;
-};
-
-// Writes the folder (created if needed; existing case files are replaced) and returns its manifest.
-// Throws std::invalid_argument for options that cannot be met (a bf16 Y under a contract without one).
-protocol::CasesManifest generate_cases(const CasesOptions& options, const std::string& folder);
-
 // Bad input: a missing, malformed or mis-shaped file. The message names the file and what is wrong.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Fills every case's input digests (x_sha256, w_sha256, b_sha256) from the files written in `folder`:
-// what the manifest records and `ordo check` verifies.
-void record_input_digests(const std::string& folder, protocol::CasesManifest& manifest);
 
 // Reads a folder's inputs and outputs, checking every file against the manifest. Weights shared by a
 // group's cases are read once.

@@ -10,7 +10,7 @@ build="${1:?usage: sanitize-cli.sh BUILD_DIR WORK_DIR}"
 work="${2:?usage: sanitize-cli.sh BUILD_DIR WORK_DIR}"
 src="$(cd "$(dirname "$0")/.." && pwd)"
 ordo="$build/tools/ordo"
-writer="$build/tests/ordo_test_write_outputs"
+writer="$build/tests/file_subjects/ordo_test_write_outputs"
 plugin="$build/tests/plugins/libordo_test_plugin_correct.so"
 for f in "$ordo" "$writer" "$plugin"; do
   [ -x "$f" ] || [ -f "$f" ] || { echo "sanitize-cli: $f is missing: build the sanitize preset first"; exit 2; }

@@ -12,7 +12,9 @@
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/contract_file.h"
+#include "properties/case_coverage.h"
 #include "properties/case_folder.h"
+#include "properties/case_generation.h"
 #include "properties/folder_check.h"
 #include "properties/identify.h"
 #include "protocol/npy.h"
@@ -44,7 +46,7 @@ struct CasesCommand {
   std::string seed = "1";
   std::vector<std::string> shapes;
   std::string y_dtype = "auto";
-  std::int64_t max_batch = 1024;
+  std::int64_t max_batch = 16384;
   bool no_bias = false;
   bool replace = false;
   std::string out;
@@ -87,13 +89,17 @@ int run_cases(const CasesCommand& o) {
     std::fprintf(stderr, "ordo cases: %s\n", e.what());
     return kExitUnwritable;
   }
+  const auto start = std::chrono::steady_clock::now();
   const protocol::CasesManifest m = properties::generate_cases(co, o.out);
-  std::int64_t elements = 0;
-  for (const auto& c : m.cases) elements += c.M * c.N;
-  std::printf("ordo cases: %zu cases (%lld output elements), %zu invariance relations, contract %s, %s operands, seed %llu\n"
-              "  inputs and %s/manifest.json written; write each case's y.npy (see the manifest), then: ordo check %s\n",
-              m.cases.size(), static_cast<long long>(elements), m.relations.size(), m.contract.c_str(), m.operands.c_str(),
-              static_cast<unsigned long long>(m.seed), o.out.c_str(), o.out.c_str());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const properties::CasesCoverage coverage = properties::cases_coverage(m, o.out);
+  std::printf(
+      "ordo cases: %zu cases (%lld output elements), %zu invariance relations, contract %s, %s operands, seed %llu, "
+      "level %d\n%s"
+      "  inputs and %s/manifest.json written; write each case's y.npy (see the manifest), then: ordo check %s\n",
+      m.cases.size(), static_cast<long long>(coverage.output_elements), m.relations.size(), m.contract.c_str(),
+      m.operands.c_str(), static_cast<unsigned long long>(m.seed), m.level,
+      properties::describe_coverage(coverage, seconds).c_str(), o.out.c_str(), o.out.c_str());
   return 0;
 }
 
@@ -341,7 +347,10 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
   c->add_option("--seed", cases.seed, "seed of every generated value")->check(seed_value());
   c->add_option("--shape", cases.shapes, "an invariance group at MxNxK (batches up to M rows; repeatable); replaces the random cases");
   c->add_option("--y-dtype", cases.y_dtype, "auto (f32, half bf16 where the contract allows), f32 or bf16")->capture_default_str();
-  c->add_option("--max-batch", cases.max_batch, "largest batch of an invariance group")->capture_default_str()->check(CLI::Range(2, 1 << 20));
+  c->add_option("--max-batch", cases.max_batch,
+                "largest batch of an invariance group (anchors past rows 2048, 4096, 8192 need more)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
   c->add_flag("--no-bias", cases.no_bias, "no case has a bias (for kernels whose bias is not FP32)");
   c->add_option("--out", cases.out, "the folder to write: new or empty (or an earlier cases folder with --replace)")->required();
   c->add_flag("--replace", cases.replace,

@@ -12,6 +12,7 @@
 #include "core/float_bits.h"
 #include "oracle/plan_emulator.h"
 #include "properties/case_folder.h"
+#include "properties/case_generation.h"
 #include "properties/folder_check.h"
 #include "properties/identify.h"
 #include "protocol/npy.h"
