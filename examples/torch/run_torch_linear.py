@@ -33,8 +33,8 @@ def main(argv):
             manifest = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         fail(2, f"{folder}/manifest.json: {e}")
-    if manifest.get("schema") != "ordo.cases/1":
-        fail(2, f"{folder}/manifest.json: not an ordo.cases/1 manifest")
+    if manifest.get("schema") != "ordo.cases/2":
+        fail(2, f"{folder}/manifest.json: not an ordo.cases/2 manifest")
     operands = manifest.get("operands")
     try:
         import numpy as np

@@ -27,7 +27,7 @@ import os
 import sys
 import time
 
-SCHEMA = "ordo.cases/1"
+SCHEMA = "ordo.cases/2"
 EXIT_CASE_ERROR = 1
 EXIT_USAGE = 2
 EXIT_NO_CUDA = 3
