@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Configures and builds one CMake preset (default: "default", into build/). Usage: scripts/build.sh [preset]
+# Configures and builds one CMake preset (default: "default", into build/), or only the named targets of it.
+# Usage: scripts/build.sh [preset [target ...]]
 # Prints progress and the result; the compiler's own output goes to build-logs/PRESET.log, and its last
 # lines are shown only when the build fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 preset="${1:-default}"
+shift || true
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
 scripts/setup.sh
 mkdir -p build-logs
 log="build-logs/$preset.log"
@@ -18,7 +22,7 @@ fi
 start=$(date +%s)
 # One progress line per 10% of the build (make prints "[ 42%]" on its lines).
 set +e
-cmake --build --preset "$preset" -j "$(nproc)" 2>&1 | tee -a "$log" |
+cmake --build --preset "$preset" -j "$(nproc)" "${targets[@]}" 2>&1 | tee -a "$log" |
   awk -v preset="$preset" -v logfile="$log" '
     BEGIN { next_step = 0 }
     /Building|Linking/ && match($0, /^\[ *[0-9]+%\]/) {

@@ -13,7 +13,7 @@ ordo="$build/tools/ordo"
 writer="$build/tests/file_subjects/ordo_test_write_outputs"
 plugin="$build/tests/plugins/libordo_test_plugin_correct.so"
 for f in "$ordo" "$writer" "$plugin"; do
-  [ -x "$f" ] || [ -f "$f" ] || { echo "sanitize-cli: $f is missing: build the sanitize preset first"; exit 2; }
+  [ -f "$f" ] || { echo "sanitize-cli: not run: $f is missing (scripts/build.sh sanitize ordo ordo_test_plugin_correct ordo_test_write_outputs)"; exit 77; }
 done
 export ASAN_OPTIONS="protect_shadow_gap=0:detect_leaks=1:halt_on_error=1:exitcode=86"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86"
