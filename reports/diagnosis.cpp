@@ -46,7 +46,8 @@ constexpr Rule kRules[] = {
     {Verdict::mismatch, PropertyKind::bitwise, "", BoundRows::held,
      "within the error bound but not this contract's order: try `ordo identify`"},
     {Verdict::mismatch, PropertyKind::bitwise, "", BoundRows::violated,
-     "not this contract's bits and outside the error bound too: a wrong result, not only another order"},
+     "not this contract's bits, and the error bound failed too (in some case, if not in all): a wrong result, not "
+     "only another order"},
     {Verdict::bound_violation, std::nullopt, "", BoundRows::any,
      "outside the error bound: a wrong result, not a reordering"},
     {Verdict::expected_rejection_missing, std::nullopt, "", BoundRows::any,
