@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "reports/html_failures.h"
 #include "reports/report.h"
+#include "reports/row_text.h"
 #include "reports/svg_charts.h"
 
 namespace ordo::reports {
@@ -23,6 +25,7 @@ body { font-family: sans-serif; font-size: 14px; color: #1f2328; max-width: 1200
 .verdict.pass { background: #dafbe1; border-color: #1a7f37; }
 .verdict.pass_with_inconclusive { background: #fff8c5; border-color: #9a6700; }
 .verdict.fail, .verdict.interrupted { background: #ffebe9; border-color: #cf222e; }
+.verdict.inconclusive { background: #f6f8fa; border-color: #57606a; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
 .pair { display: flex; gap: 32px; align-items: flex-start; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
@@ -34,6 +37,9 @@ code, pre { font-family: monospace; font-size: 12px; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; white-space: pre-wrap; }
 figure { margin: 16px 0; }
 figcaption { color: #57606a; font-size: 12px; }
+.diagnosis { font-weight: bold; }
+.failing-ids code, ul.detail-lines li, p.detail { overflow-wrap: anywhere; }
+ul.detail-lines { font-size: 12px; }
 )css";
 
 // One table cell holding a report number, named by its field.
@@ -115,7 +121,7 @@ std::string timeline_figure(const Report& r) {
 
 void results_table(std::ostringstream& h, const Report& r) {
   h << "<table id=\"results-table\">\n<tr><th>property</th><th>subject / contract</th><th>backend</th><th>verdict</th>"
-       "<th>cases</th><th>failed</th><th>skipped</th><th>elements</th><th>max error/bound</th></tr>\n";
+       "<th>run</th><th>failed</th><th>skipped</th><th>elements</th><th>max error/bound</th></tr>\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const ResultRow& row = r.results[i];
     const auto& run = row.run;
@@ -129,7 +135,8 @@ void results_table(std::ostringstream& h, const Report& r) {
       << "<td><code data-field=\"kernel\">" << escape(run.kernel)
       << "</code><br><span class=\"contract\" data-field=\"contract\">" << escape(run.contract) << "</span></td>"
       << text_cell("backend", run.backend) << text_cell("verdict", row.verdict())
-      << num_cell("cases", std::to_string(run.cases)) << num_cell("failed", std::to_string(run.failed))
+      << "<td class=\"num\" data-field=\"cases\" data-unit=\"" << escape(run.unit) << "\">" << run.cases << " "
+      << escape(unit_for(run.cases, run.unit)) << "</td>" << num_cell("failed", std::to_string(run.failed))
       << num_cell("skipped", std::to_string(run.skipped)) << num_cell("elements", std::to_string(run.elements))
       << num_cell("max_error_over_bound",
                   run.max_error_over_bound != 0 ? format_value(run.max_error_over_bound, 6) : "-")
@@ -209,18 +216,29 @@ std::string to_html(const Report& r) {
   h << "<p><code id=\"command\" data-field=\"command\">" << escape(r.command) << "</code></p>\n";
 
   h << "<section id=\"checked\">\n<h2>What was checked</h2>\n<ul>\n";
-  h << "<li>" << s.properties.size() << " properties: " << code_list(s.properties) << "</li>\n";
-  h << "<li>" << s.subjects.size() << " subjects: " << code_list(s.subjects) << "</li>\n";
-  h << "<li>" << s.contracts.size() << " contracts: " << code_list(s.contracts) << "</li>\n";
-  h << "<li><span data-field=\"cases\">" << s.cases << "</span> cases run of <span data-field=\"requested\">"
-    << s.requested << "</span> planned (<span data-field=\"skipped\">" << s.skipped
-    << "</span> skipped), <span data-field=\"failed\">" << escape(failed_cases_text(s))
-    << "</span>, <span data-field=\"elements\">" << s.elements << "</span> output elements judged</li>\n</ul>\n";
-  h << "<div class=\"pair\">\n";
-  count_table(h, "cases-by-family", "value family", s.family_cases, "families");
-  count_table(h, "cases-by-shape", "shape class", s.shape_cases, "shape_classes");
-  h << "</div>\n";
-  h << cases_figure(s) << "</section>\n";
+  h << "<li>" << count_text(static_cast<std::int64_t>(s.properties.size()), "properties") << ": "
+    << code_list(s.properties) << "</li>\n";
+  h << "<li>" << count_text(static_cast<std::int64_t>(s.subjects.size()), "subjects") << ": " << code_list(s.subjects)
+    << "</li>\n";
+  h << "<li>" << count_text(static_cast<std::int64_t>(s.contracts.size()), "contracts") << ": "
+    << code_list(s.contracts) << "</li>\n";
+  if (s.requested > 0 || s.relations == 0)  // a check of the invariances alone has no case to count
+    h << "<li><span data-field=\"cases\">" << s.cases << "</span> cases run of <span data-field=\"requested\">"
+      << s.requested << "</span> planned (<span data-field=\"skipped\">" << s.skipped
+      << "</span> skipped), <span data-field=\"failed\">" << escape(failed_cases_text(s))
+      << "</span>, <span data-field=\"elements\">" << s.elements << "</span> output elements judged</li>\n";
+  if (s.relations > 0)
+    h << "<li><span data-field=\"relations\">" << s.relations
+      << "</span> relations judged (pairs of outputs that must be equal), <span data-field=\"failed_relations\">"
+      << s.failed_relations << "</span> failed</li>\n";
+  h << "</ul>\n";
+  if (!s.family_cases.empty() || !s.shape_cases.empty()) {
+    h << "<div class=\"pair\">\n";
+    if (!s.family_cases.empty()) count_table(h, "cases-by-family", "value family", s.family_cases, "families");
+    if (!s.shape_cases.empty()) count_table(h, "cases-by-shape", "shape class", s.shape_cases, "shape_classes");
+    h << "</div>\n" << cases_figure(s);
+  }
+  h << "</section>\n";
 
   if (s.selftest.mutants > 0) selftest_section(h, r, s);
 
@@ -236,12 +254,15 @@ std::string to_html(const Report& r) {
         << "</li>\n";
     }
   if (any_skip) h << "</ul>\n";
-  if (!s.tightness.empty()) tightness_table(h, s);
-  h << tightness_figure(s) << "</section>\n";
+  if (!s.tightness.empty()) {
+    tightness_table(h, s);
+    h << tightness_figure(s);
+  }
+  h << "</section>\n";
 
-  h << "<section id=\"bench\">\n<h2>Bench</h2>\n";
   if (!r.bench.empty()) {
-    h << "<table id=\"bench-table\"><tr><th>kernel</th><th>M</th><th>N</th><th>K</th><th>ms</th><th>cuBLAS "
+    h << "<section id=\"bench\">\n<h2>Bench</h2>\n<table "
+         "id=\"bench-table\"><tr><th>kernel</th><th>M</th><th>N</th><th>K</th><th>ms</th><th>cuBLAS "
          "ms</th><th>time ratio</th></tr>\n";
     for (std::size_t i = 0; i < r.bench.size(); ++i) {
       const auto& b = r.bench[i];
@@ -254,42 +275,20 @@ std::string to_html(const Report& r) {
                     b.contains("error") ? "error: " + b.value("error", "") : format_value(b.value("ratio", 0.0)))
         << "</tr>\n";
     }
-    h << "</table>\n";
+    h << "</table>\n" << bench_figure(r) << "</section>\n";
   }
-  h << bench_figure(r) << "</section>\n";
 
-  h << "<section id=\"timeline\">\n<h2>Campaign timeline</h2>\n";
   if (!r.timeline.empty()) {
-    h << "<table id=\"timeline-table\"><tr><th>seconds</th><th>cases</th><th>failures</th></tr>\n";
+    h << "<section id=\"timeline\">\n<h2>Campaign timeline</h2>\n<table "
+         "id=\"timeline-table\"><tr><th>seconds</th><th>cases</th><th>failures</th></tr>\n";
     for (std::size_t i = 0; i < r.timeline.size(); ++i)
       h << "<tr data-point=\"" << i << "\">" << num_cell("seconds", format_value(r.timeline[i].seconds))
         << num_cell("cases", std::to_string(r.timeline[i].cases))
         << num_cell("failures", std::to_string(r.timeline[i].failures)) << "</tr>\n";
-    h << "</table>\n";
+    h << "</table>\n" << timeline_figure(r) << "</section>\n";
   }
-  h << timeline_figure(r) << "</section>\n";
 
-  h << "<section id=\"failures\">\n<h2>Failures</h2>\n";
-  bool any_failure = false;
-  for (std::size_t i = 0; i < r.results.size(); ++i) {
-    const auto& run = r.results[i].run;
-    for (const auto& f : run.failures) {
-      any_failure = true;
-      h << "<article class=\"failure\" data-row=\"" << i << "\" data-property=\"" << escape(run.name)
-        << "\" data-kernel=\"" << escape(run.kernel) << "\">\n<h3>" << escape(run.name) << " on <code>"
-        << escape(run.kernel) << "</code>: "
-        << (run.expect_failure && run.passed() ? "expected (a self-test: the broken subject was caught)"
-                                               : "FAILED (" + escape(r.results[i].verdict()) + ")")
-        << "</h3>\n<pre data-field=\"reproduce\">" << escape(f.reproduce) << "</pre>\n<p>found: " << escape(f.original)
-        << "</p>\n<p>detail: " << escape(f.detail) << "</p>\n";
-      if (!f.minimised.empty())
-        h << "<p>minimised (" << f.shrink_steps << " steps):</p>\n<pre data-field=\"minimised\">" << escape(f.minimised)
-          << "</pre>\n";
-      h << "</article>\n";
-    }
-  }
-  if (!any_failure) h << "<p>No failure was recorded.</p>\n";
-  h << "</section>\n";
+  h << html_failures(r);
 
   h << "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table id=\"provenance-table\">\n";
   for (const ProvenanceItem& item : provenance(r, s))

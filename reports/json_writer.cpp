@@ -66,6 +66,9 @@ nlohmann::json to_json(const Report& r) {
                       {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}};
       // The value family of the failing case; absent where unknown (a file check, an older report read back).
       if (!f.family.empty()) failure["family"] = f.family;
+      // The index of a generated case in its property's stream; absent where the case has an id of its own
+      // (`original`: a file check's case, a relation, a malformed call).
+      if (f.case_index >= 0) failure["case_index"] = f.case_index;
       failures.push_back(std::move(failure));
     }
     json families = json::object();

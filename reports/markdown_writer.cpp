@@ -7,21 +7,14 @@
 #include <set>
 #include <sstream>
 
+#include "reports/markdown_failures.h"
+#include "reports/markdown_text.h"
 #include "reports/report.h"
+#include "reports/row_text.h"
 #include "reports/svg_charts.h"
 
 namespace ordo::reports {
 namespace {
-
-// 36663 -> "36,663", for prose; tables keep the plain number, as the JSON has it.
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
 
 void add_distinct(std::vector<std::string>& list, const std::string& v) {
   if (!v.empty() && std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
@@ -34,9 +27,16 @@ bool seed_in(const std::string& command, std::uint64_t* seed) {
   return std::sscanf(command.c_str() + p + 7, "%" SCNu64, seed) == 1;
 }
 
+// "230 cases and 76 relations", "76 relations" (a check of the invariances only), "0 cases".
+std::string cases_and_relations(const ReportSummary& s) {
+  if (s.relations == 0) return count_text(s.cases, "cases");
+  if (s.cases == 0) return count_text(s.relations, "relations");
+  return count_text(s.cases, "cases") + " and " + count_text(s.relations, "relations");
+}
+
 std::string headline(const Report& r, const ReportSummary& s) {
   std::ostringstream h;
-  const std::string cases = grouped(s.cases) + (s.cases == 1 ? " case" : " cases");
+  const std::string cases = cases_and_relations(s);
   if (s.rows == 0) return "FAIL: the report holds no checks";
   if (r.interrupted) {
     h << "INTERRUPTED: stopped after " << s.rows << (s.rows == 1 ? " check" : " checks") << " and " << cases
@@ -106,17 +106,22 @@ ReportSummary summarize(const Report& r) {
       ++s.failing_rows;
       ++s.failing_verdicts[std::string(properties::verdict_name(v))];
     }
-    s.cases += run.cases;
-    s.requested += run.requested;
-    s.skipped += run.skipped;
-    s.failed_cases += run.failed;
-    if (run.expect_failure) s.self_test_failed_cases += run.failed;
     s.elements += run.elements;
     add_distinct(s.properties, run.name);
     add_distinct(s.subjects, run.kernel);
     add_distinct(s.contracts, run.contract);
-    for (const auto& [name, n] : run.families) s.family_cases[name] += n;
-    for (const auto& [name, n] : run.shape_classes) s.shape_cases[name] += n;
+    if (counts_relations(run)) {
+      s.relations += run.cases;
+      s.failed_relations += run.failed;
+    } else {
+      s.cases += run.cases;
+      s.requested += run.requested;
+      s.skipped += run.skipped;
+      s.failed_cases += run.failed;
+      if (run.expect_failure) s.self_test_failed_cases += run.failed;
+      for (const auto& [name, n] : run.families) s.family_cases[name] += n;
+      for (const auto& [name, n] : run.shape_classes) s.shape_cases[name] += n;
+    }
     for (const auto& [family, ratio] : run.max_error_over_bound_by_family) {
       auto [it, fresh] = s.tightness[run.contract].emplace(family, ratio);
       if (!fresh && !(it->second >= ratio)) it->second = ratio;  // NaN wins: it must be seen
@@ -175,14 +180,19 @@ std::vector<ProvenanceItem> provenance(const Report& r, const ReportSummary& s) 
   p.push_back({"started", r.started_at + " (UTC), " + svg::format_value(r.seconds) + " s", "started_at"});
   p.push_back({"cases",
                std::to_string(s.cases) + " run of " + std::to_string(s.requested) + " planned, " +
-                   std::to_string(s.skipped) + " skipped, " + failed_cases_text(s) + "; " + std::to_string(s.elements) +
-                   " output elements judged",
+                   std::to_string(s.skipped) + " skipped, " + failed_cases_text(s) +
+                   (s.relations > 0 ? "; " + std::to_string(s.relations) + " relations judged, " +
+                                          std::to_string(s.failed_relations) + " failed"
+                                    : "") +
+                   "; " + std::to_string(s.elements) + " output elements judged",
                "results[].cases"});
   return p;
 }
 
-std::string to_markdown(const Report& r) {
-  const ReportSummary s = summarize(r);
+namespace {
+
+// Everything before the failures: the verdict, what was checked, the tables.
+std::string markdown_before_failures(const Report& r, const ReportSummary& s) {
   std::ostringstream md;
   md << "**" << s.headline << "**\n\n";
   md << "`" << r.command << "` (ordo " << r.tool.version << " at " << r.tool.git_commit.substr(0, 12)
@@ -192,14 +202,23 @@ std::string to_markdown(const Report& r) {
      << "; seed " << r.seed << ")\n";
 
   md << "\n### What was checked\n\n";
-  md << "- " << s.properties.size() << " properties: " << code_list(s.properties) << "\n";
-  md << "- " << s.subjects.size() << " subjects: " << code_list(s.subjects) << "\n";
-  md << "- " << s.contracts.size() << " contracts: " << code_list(s.contracts) << "\n";
-  md << "- " << grouped(s.cases) << " cases run of " << grouped(s.requested) << " planned (" << grouped(s.skipped)
-     << " skipped), " << failed_cases_text(s) << ", " << grouped(s.elements) << " output elements judged\n";
-  if (!s.family_cases.empty() || !s.shape_cases.empty()) {
+  md << "- " << count_text(static_cast<std::int64_t>(s.properties.size()), "properties") << ": "
+     << code_list(s.properties) << "\n";
+  md << "- " << count_text(static_cast<std::int64_t>(s.subjects.size()), "subjects") << ": " << code_list(s.subjects)
+     << "\n";
+  md << "- " << count_text(static_cast<std::int64_t>(s.contracts.size()), "contracts") << ": " << code_list(s.contracts)
+     << "\n";
+  if (s.requested > 0 || s.relations == 0)  // a check of the invariances alone has no case to count
+    md << "- " << grouped(s.cases) << " cases run of " << grouped(s.requested) << " planned (" << grouped(s.skipped)
+       << " skipped), " << failed_cases_text(s) << ", " << grouped(s.elements) << " output elements judged\n";
+  if (s.relations > 0)
+    md << "- " << count_text(s.relations, "relations") << " judged (pairs of outputs that must be equal), "
+       << grouped(s.failed_relations) << " failed\n";
+  if (!s.family_cases.empty()) {
     md << "\n| cases per value family | cases |\n| --- | ---: |\n";
     for (const auto& [name, n] : s.family_cases) md << "| " << cell(name) << " | " << n << " |\n";
+  }
+  if (!s.shape_cases.empty()) {
     md << "\n| cases per shape class | cases |\n| --- | ---: |\n";
     for (const auto& [name, n] : s.shape_cases) md << "| " << cell(name) << " | " << n << " |\n";
   }
@@ -219,15 +238,15 @@ std::string to_markdown(const Report& r) {
     }
   }
 
-  md << "\n### Results\n\n| property | subject | contract | backend | verdict | cases | failed | skipped | elements | "
+  md << "\n### Results\n\n| property | subject | contract | backend | verdict | run | failed | skipped | elements | "
         "max error/bound |\n";
   md << "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const ResultRow& row : r.results) {
     const auto& run = row.run;
     md << "| " << cell(run.name) << " | `" << cell(run.kernel) << "` | " << cell(run.contract) << " | "
-       << cell(run.backend) << " | " << row.verdict() << " | " << run.cases << " | " << run.failed << " | "
-       << run.skipped << " | " << run.elements << " | "
-       << (run.max_error_over_bound != 0 ? svg::format_value(run.max_error_over_bound, 6) : "-") << " |\n";
+       << cell(run.backend) << " | " << row.verdict() << " | " << run.cases << " "
+       << cell(unit_for(run.cases, run.unit)) << " | " << run.failed << " | " << run.skipped << " | " << run.elements
+       << " | " << (run.max_error_over_bound != 0 ? svg::format_value(run.max_error_over_bound, 6) : "-") << " |\n";
   }
   bool any_skip = false;
   for (const ResultRow& row : r.results)
@@ -271,26 +290,39 @@ std::string to_markdown(const Report& r) {
       md << "| " << svg::format_value(p.seconds) << " | " << p.cases << " | " << p.failures << " |\n";
   }
 
-  bool any_failure = false;
-  for (const ResultRow& row : r.results)
-    for (const auto& f : row.run.failures) {
-      if (!any_failure) md << "\n### Failures\n";
-      any_failure = true;
-      md << "\n#### " << row.run.name << " on `" << row.run.kernel << "`: "
-         << (row.run.expect_failure && row.run.passed() ? "expected (a self-test: the broken subject was caught)"
-                                                        : "FAILED (" + row.verdict() + ")")
-         << "\n\n```\n"
-         << f.reproduce << "\n```\n\n- found: " << f.original << "\n- detail: " << f.detail << "\n";
-      if (!f.minimised.empty())
-        md << "- minimised (" << f.shrink_steps << " steps):\n\n```\n" << f.minimised << "\n```\n";
-    }
+  return md.str();
+}
 
+// Provenance, and the commands that reproduce the run and each failure shown (report.json has them all).
+std::string markdown_provenance(const Report& r, const ReportSummary& s, const std::vector<std::string>& reproduce) {
+  std::ostringstream md;
   md << "\n### Provenance\n\n";
   for (const ProvenanceItem& item : provenance(r, s)) md << "- " << item.label << ": " << item.value << "\n";
-  md << "\nReproduce (the run, then each failure):\n\n```\n";
-  for (const std::string& c : s.commands) md << c << "\n";
-  md << "```\n";
+  std::vector<std::string> commands;
+  add_distinct(commands, r.command);
+  for (const std::string& c : reproduce) add_distinct(commands, c);
+  const std::size_t hidden = s.commands.size() - commands.size();  // s.commands holds every one of them
+  std::string block;
+  for (const std::string& c : commands) block += c + "\n";
+  md << "\nReproduce (the run, then each failure shown):\n\n" << markdown::fenced(block);
+  if (hidden > 0) md << "\n... and " << hidden << " more in report.json (results[].failures[].reproduce)\n";
   return md.str();
+}
+
+}  // namespace
+
+std::string to_markdown(const Report& r) {
+  const ReportSummary s = summarize(r);
+  const std::string before = markdown_before_failures(r, s);
+  // The failures get what the rest leaves; the provenance grows by the commands of the failures shown,
+  // which markdown_failures counts in its budget.
+  const std::size_t rest = before.size() + markdown_provenance(r, s, {}).size();
+  const MarkdownFailures failures = markdown_failures(r, rest < kMarkdownLimit ? kMarkdownLimit - rest : 0);
+  // Only a report of very many rows can still be too long: its end is then cut, never its verdict.
+  return markdown::cut_to(
+      before + failures.text + markdown_provenance(r, s, failures.reproduce), kMarkdownLimit,
+      "... the report is cut here to fit a pull-request comment; the whole report is in report.json "
+      "and report.html");
 }
 
 }  // namespace ordo::reports

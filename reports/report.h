@@ -71,10 +71,13 @@ struct ReportSummary {
   std::string headline;  // the verdict in one line: "PASS: 72 of 83 checks passed, 11 did not run, ..."
   std::int64_t rows = 0, passed_rows = 0, failing_rows = 0, not_run_rows = 0;
   std::map<std::string, std::int64_t> failing_verdicts;  // verdict name -> rows
+  // Cases of the rows that count cases; relations (pairs of outputs that must be equal, `ordo check`'s
+  // invariance rows) are counted apart, never as cases.
   std::int64_t cases = 0, requested = 0, skipped = 0, failed_cases = 0, elements = 0;
+  std::int64_t relations = 0, failed_relations = 0;
   std::int64_t self_test_failed_cases = 0;  // of failed_cases: in self-test rows, which must fail
   std::vector<std::string> properties, subjects, contracts;       // distinct, in report order
-  std::map<std::string, std::int64_t> family_cases, shape_cases;  // summed over rows
+  std::map<std::string, std::int64_t> family_cases, shape_cases;  // summed over the rows that count cases
   std::map<std::string, std::map<std::string, double>> tightness;  // contract -> family -> max error/bound
   std::vector<std::uint64_t> seeds;   // the report's, then any other that a reproduce command names
   std::vector<std::string> commands;  // the report's command, then every failure's reproduce
@@ -96,7 +99,11 @@ std::vector<ProvenanceItem> provenance(const Report& r, const ReportSummary& s);
 nlohmann::json to_json(const Report& r);
 // For a pull request: the verdict first (one bold line), what was checked, the tables, the failures with
 // their reproduce commands, then provenance.
+// At most kMarkdownLimit bytes, so as many characters at most, whatever the failures (a pull-request comment
+// holds 65,536 characters): each failing row shows its first failures in full and points to report.json
+// and report.html for the rest (markdown_failures.h).
 std::string to_markdown(const Report& r);
+inline constexpr std::size_t kMarkdownLimit = 60000;
 // One self-contained page (no network, no script): the same content as to_markdown plus inline SVG
 // figures; every number carries an id or data-* attribute that names where it came from.
 std::string to_html(const Report& r);

@@ -193,6 +193,8 @@ properties::FailureRecord read_failure(const Fields& f) {
   r.minimised = f.string("minimised");
   r.shrink_steps = f.small_integer("shrink_steps");
   r.family = f.string("family", Need::optional);  // recorded since the self-test
+  // Written for generated cases since failures are listed by case; before, a failure is named by `original`.
+  if (f.find("case_index", Need::optional)) r.case_index = f.count("case_index");
   return r;
 }
 

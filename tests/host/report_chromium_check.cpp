@@ -1,6 +1,7 @@
 // Opens the HTML page of `ordo report` in headless Chromium and checks what a reader sees against the
 // report JSON itself (read here with nlohmann, not with ordo's reader): the verdict, the numbers of results
-// rows (cases, failed), every figure's <svg>; then takes a screenshot. Uses the rendered DOM
+// rows (cases or relations, failed), the <svg> of every figure the report has data for (and none of the
+// others); then takes a screenshot. Uses the rendered DOM
 // (--dump-dom), so what is checked is what the browser parsed, not only the bytes ordo wrote.
 //
 // Usage: ordo_report_chromium_check ORDO_BINARY REPORT.json OUT_DIR
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -85,7 +87,14 @@ void check_row(const std::string& dom, const json& report, std::size_t i) {
         name + " row: data-property " + row["property"].get<std::string>());
   check(tr.find("data-kernel=\"" + attr(row["kernel"].get<std::string>()) + "\"") != std::string::npos,
         name + " row: data-kernel " + row["kernel"].get<std::string>());
-  for (const char* field : {"cases", "failed", "skipped"}) {
+  // The count names its unit: "27 relations" for `ordo check`'s invariance rows, "66 cases" otherwise.
+  const long long count = row["cases"].get<long long>();
+  std::string unit = row.value("unit", "cases");
+  if (count == 1) unit.pop_back();
+  check(tr.find("data-field=\"cases\" data-unit=\"" + attr(row.value("unit", "cases")) + "\">" + std::to_string(count) +
+                " " + unit + "</td>") != std::string::npos,
+        name + " row: " + std::to_string(count) + " " + unit);
+  for (const char* field : {"failed", "skipped"}) {
     const std::string cell =
         "data-field=\"" + std::string(field) + "\">" + std::to_string(row[field].get<long long>()) + "</td>";
     check(tr.find(cell) != std::string::npos,
@@ -135,7 +144,10 @@ int main(int argc, char** argv) {
   const std::size_t v = dom.find("id=\"verdict\"");
   const std::string verdict_el = v == std::string::npos ? "" : dom.substr(v, dom.find("</p>", v) - v);
   check(verdict_el.find("data-verdict=\"" + verdict + "\"") != std::string::npos, "#verdict says " + verdict);
-  const std::string word = verdict.rfind("pass", 0) == 0 ? "PASS" : verdict == "fail" ? "FAIL" : "INTERRUPTED";
+  const std::string word = verdict.rfind("pass", 0) == 0 ? "PASS"
+                           : verdict == "fail"           ? "FAIL"
+                           : verdict == "inconclusive"   ? "INCONCLUSIVE"
+                                                         : "INTERRUPTED";
   check(verdict_el.find("<strong>" + word) != std::string::npos, "#verdict reads " + word);
   const std::string rows = std::to_string(report["results"].size()) + " checks";
   check(verdict_el.find(rows) != std::string::npos, "#verdict counts " + rows);
@@ -152,10 +164,24 @@ int main(int argc, char** argv) {
       break;
     }
 
-  for (const char* id : {"fig-error-bound", "fig-bench-ratio", "fig-cases", "fig-timeline"}) {
+  // A figure is drawn where the report has its data, and left out where it has none.
+  bool any_tightness = false, any_cases = false;
+  for (const json& row : report["results"]) {
+    any_tightness = any_tightness || !row.value("max_error_over_bound_by_family", json::object()).empty();
+    any_cases = any_cases || !row.value("families", json::object()).empty() ||
+                !row.value("shape_classes", json::object()).empty();
+  }
+  const std::pair<const char*, bool> figures[] = {{"fig-error-bound", any_tightness},
+                                                  {"fig-bench-ratio", !report.value("bench", json::array()).empty()},
+                                                  {"fig-cases", any_cases},
+                                                  {"fig-timeline", !report.value("timeline", json::array()).empty()}};
+  for (const auto& [id, drawn] : figures) {
     const std::size_t p = dom.find(std::string("<svg id=\"") + id + "\"");
-    check(p != std::string::npos && dom.find("<title>", p) < dom.find("</svg>", p),
-          std::string("figure <svg id=\"") + id + "\"> with its <title>");
+    if (drawn)
+      check(p != std::string::npos && dom.find("<title>", p) < dom.find("</svg>", p),
+            std::string("figure <svg id=\"") + id + "\"> with its <title>");
+    else
+      check(p == std::string::npos, std::string("no figure <svg id=\"") + id + "\">: the report has no data for it");
   }
 
   run(browser + "--screenshot=" + quoted(png) + " --window-size=1280,2000 " + quoted("file://" + html.string()) +
