@@ -26,6 +26,7 @@
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
 #include "tools/result_printing.h"
+#include "tools/summary_output.h"
 
 namespace ordo::tools {
 namespace {
@@ -130,6 +131,7 @@ struct CheckCommand {
   std::string out;
   std::int64_t bound_elements = 2000;
   bool quiet = false;
+  std::string json;  // --json PATH|-
   std::string command_line;
 };
 
@@ -185,8 +187,10 @@ int run_check(const CheckCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   // An unusable report folder is found before the work, not after it.
   const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
+  std::unique_ptr<SummaryOutput> summary;
   try {
     require_writable_folder(out);
+    summary = std::make_unique<SummaryOutput>(o.json);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo check: %s\n", e.what());
     return kExitUnwritable;
@@ -233,6 +237,7 @@ int run_check(const CheckCommand& o) {
     try {
       write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
       write_file_atomically(out + "/report.md", reports::to_markdown(report));
+      summary->write(report);
     } catch (const FileWriteError& e) {
       std::fprintf(stderr, "ordo check: the report was not written: %s\n", e.what());
       return kExitUnwritable;
@@ -370,6 +375,7 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   k->add_option("--out", check.out, "report folder (default: FOLDER/check-report)");
   k->add_flag("--quiet", check.quiet, "no progress lines");
+  k->add_option("--json", check.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
   k->callback([&exit_code, &command_line] {
     check.command_line = command_line;
     exit_code = run_check(check);

@@ -33,6 +33,7 @@
 #include "tools/interrupt.h"
 #include "tools/mpi_world.h"
 #include "tools/result_printing.h"
+#include "tools/summary_output.h"
 
 namespace ordo::tools {
 namespace {
@@ -43,6 +44,7 @@ struct FuzzOptions {
   int level = 1;
   int workers_per_device = 1;
   bool quiet = false;
+  std::string json;  // --json PATH|-
   std::string command_line;
 };
 
@@ -147,7 +149,9 @@ int run_fuzz(FuzzOptions o) {
   }
   const std::string rank_suffix = world.active() ? "-rank" + std::to_string(world.rank()) : "";
   std::unique_ptr<FolderLock> out_lock;
+  std::unique_ptr<SummaryOutput> summary;
   try {
+    summary = std::make_unique<SummaryOutput>(o.json);
     require_writable_folder(o.out);
     if (!o.corpus.empty()) require_writable_folder(o.corpus + "/failures");
     // One campaign per folder (per rank under MPI: each rank keeps its own checkpoint there).
@@ -315,6 +319,7 @@ int run_fuzz(FuzzOptions o) {
   try {
     write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
     write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
+    summary->write(report);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo fuzz: the report was not written: %s\n", e.what());
     return kExitUnwritable;
@@ -360,6 +365,7 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
   cmd->add_option("--out", o.out, "report and checkpoint folder")->capture_default_str();
   cmd->add_option("--level", o.level, "shape limits of the cases: 1 or 2")->check(CLI::Range(1, 2));
   cmd->add_flag("--quiet", o.quiet, "no progress line");
+  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
   cmd->callback([&exit_code, &command_line] {
     o.command_line = command_line;
     exit_code = run_fuzz(o);

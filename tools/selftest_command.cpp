@@ -22,6 +22,7 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
+#include "tools/summary_output.h"
 #include "tools/selftest_printing.h"
 
 namespace ordo::tools {
@@ -32,6 +33,7 @@ struct SelftestOptions {
   std::string budget_text = "2000", seed_text = "1", case_text, out = "ordo-selftest", corpus = "corpus";
   bool gpu = false, host = false, quiet = false, list = false;
   int level = 1;
+  std::string json;  // --json PATH|-
   std::string command_line;
 };
 
@@ -88,8 +90,10 @@ int run_selftest(const SelftestOptions& o) {
                  problem.c_str());
     return kExitUsage;
   }
+  std::unique_ptr<SummaryOutput> summary;
   try {
     require_writable_folder(o.out);
+    summary = std::make_unique<SummaryOutput>(o.json);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo selftest: %s\n", e.what());
     return kExitUnwritable;
@@ -198,6 +202,7 @@ int run_selftest(const SelftestOptions& o) {
   try {
     write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
     write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
+    summary->write(report);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo selftest: the report was not written: %s\n", e.what());
     return kExitUnwritable;
@@ -239,6 +244,7 @@ void register_selftest(CLI::App& app, int& exit_code, const std::string& command
       ->check(integer_in(0, kMaxCases - 1));
   cmd->add_option("--level", o.level, "shape limits and budgets of the suite: 1 or 2")->check(CLI::Range(1, 2));
   cmd->add_flag("--quiet", o.quiet, "no progress line");
+  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
   cmd->add_flag("--list", o.list, "print the zoo (id, category, host, GPU, defect) and exit");
   cmd->callback([&exit_code, &command_line] {
     o.command_line = command_line;

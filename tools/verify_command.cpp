@@ -19,6 +19,7 @@
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
 #include "tools/result_printing.h"
+#include "tools/summary_output.h"
 
 namespace ordo::tools {
 namespace {
@@ -37,6 +38,7 @@ struct VerifyOptions {
   bool require_gpu = false;
   bool no_gpu = false;
   bool quiet = false;
+  std::string json;  // --json PATH|-
   std::string command_line;
 };
 
@@ -106,8 +108,10 @@ int run_verify(VerifyOptions o) {
   if (!o.cases_text.empty()) o.cases = parse_integer(o.cases_text, "--cases", 1, kMaxCases);
   if (!o.case_text.empty()) o.only_case = parse_integer(o.case_text, "--case", 0, kMaxCases - 1);
   // An unusable output folder is found before any work, not after the whole run.
+  std::unique_ptr<SummaryOutput> summary;
   try {
     require_writable_folder(o.out_dir);
+    summary = std::make_unique<SummaryOutput>(o.json);
   } catch (const FileWriteError& e) {
     std::fprintf(stderr, "ordo verify: %s\n", e.what());
     return kExitUnwritable;
@@ -187,6 +191,12 @@ int run_verify(VerifyOptions o) {
 
   std::string json_path, md_path;
   if (!write_reports(report, o.out_dir, &json_path, &md_path)) return kExitUnwritable;
+  try {
+    summary->write(report);
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "ordo verify: the summary was not written: %s\n", e.what());
+    return kExitUnwritable;
+  }
   if (report.interrupted) {
     std::printf("\nINTERRUPTED after %zu properties (%.1f s): the report says so\nreport: %s, %s\n", report.results.size(),
                 report.seconds, json_path.c_str(), md_path.c_str());
@@ -237,6 +247,7 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
   cmd->add_flag("--require-gpu", o.require_gpu, "exit 3 if no GPU is usable instead of reporting GPU checks as not run");
   cmd->add_flag("--no-gpu", o.no_gpu, "do not look for a GPU");
   cmd->add_flag("--quiet", o.quiet, "no progress lines");
+  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
   cmd->callback([&exit_code, &command_line] {
     o.command_line = command_line;
     exit_code = run_verify(o);

@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 class BoundedFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "ordo-bounded-files";
+    // One folder per test: ctest runs the tests of this fixture in parallel processes.
+    dir_ = fs::path(::testing::TempDir()) /
+           ("ordo-bounded-files-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "data");
   }

@@ -218,5 +218,26 @@ TEST(CliFailClosed, AMissingOutputIsOneFailedCase) {
   EXPECT_EQ(j["results"][0]["cases"], j["results"][0]["failed"]) << "every case lacks its output";
 }
 
+// `--json -`: stdout carries the machine-readable summary alone (the human lines move to stderr), with
+// the failing case ids.
+TEST(CliFailClosed, JsonSummaryOnStdoutAlone) {
+  const std::string dir = folder("json-summary");
+  ASSERT_EQ(ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + dir).exit_code, 0);
+  const std::string cmd = std::string(ORDO_BINARY) + " check " + dir + " --quiet --json - 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int status = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;  // no outputs written: every case a subject fault
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(out)) << "stdout is not the summary alone:\n" << out;
+  EXPECT_EQ(j["schema"], "ordo.summary/1");
+  EXPECT_EQ(j["verdict"], "fail");
+  EXPECT_EQ(j["rows"][0]["verdict"], "subject_fault");
+  EXPECT_FALSE(j["rows"][0]["failing_ids"].empty());
+}
+
 }  // namespace
 }  // namespace ordo

@@ -251,7 +251,7 @@ TEST(GoldenParser, AFileOver256MiBIsRefusedUnread) {
   const std::string p = temp_path("huge.json");
   std::ofstream(p).put('{');
   std::filesystem::resize_file(p, (std::uintmax_t{256} << 20) + 1);  // sparse: nothing is written
-  EXPECT_EQ(golden_error(p), p + ": the file is 268435457 bytes; corpus files are at most 256 MiB");
+  EXPECT_EQ(golden_error(p), p + ": the file is 268435457 bytes; ordo reads corpus files of at most 256 MiB");
   std::filesystem::remove(p);
 }
 
