@@ -13,7 +13,7 @@ in build/:
   with a contract file embedded as the contract.
 - fuzz_cases_manifest: manifests written by `ordo cases` (three --shape runs, and a level-1 run cut to the
   cases its first relations name).
-- fuzz_report: reports from reports/evidence/ (verify, a campaign with its timeline and kinds, a check
+- fuzz_report: reports from evidence/ (verify, a campaign with its timeline and kinds, a check
   without a GPU) cut to a few rows, with the report verdict recomputed from the rows kept; and one with a
   bench row.
 """
@@ -164,7 +164,7 @@ def cut_rows(rep, n):
 
 def report_seeds():
     d = out_dir("fuzz_report")
-    ev = os.path.join(ROOT, "reports", "evidence")
+    ev = os.path.join(ROOT, "evidence")
     picks = {
         "h200-01de6c1-fp32-foundation/verify-level2.json": "verify-level2-pass.json",
         "h200-1f823e2-bf16-mma-sync/verify-bf16-at-2199055-model-mismatch.json": "verify-bf16-mismatch.json",

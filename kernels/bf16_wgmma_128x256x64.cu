@@ -88,7 +88,7 @@ constexpr int kSmallMClusterFor = kRingW == kSmallMUnit48 ? 4 : kBN / kRingW;
 //   * kRingW = 64 with kRowsA = 64, the small-M kernel (M <= 64, all quarters): 13 stages of 16 KB, in
 //     clusters of kSmallMCluster blocks sharing the A tile. cuBLAS runs M = 64, N = K = 5376 with the same
 //     grid (84 tiles of 64x64 on 132 SMs, no split-K), 13 stages and clusters of 4 (its kernel
-//     nvjet_sm90_tss_64x64_64x13_4x1, ncu in reports/evidence/h200-5ddd20b-wgmma-168-units/), and with
+//     nvjet_sm90_tss_64x64_64x13_4x1, ncu in evidence/h200-5ddd20b-wgmma-168-units/), and with
 //     three warpgroups: two consumers;
 //   * kRingW = 128 with kRowsA = 64, the small-M halves kernel (M <= 64, all halves: M = 64, N = 16128): 9
 //     stages of 24 KB, in clusters of two blocks sharing the A tile (the general kernel runs these grids
@@ -337,7 +337,7 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane) {
 //   shared-memory wavefronts, the least for 256 bytes.
 // - BF16 Y: each thread's column pair is rounded once (__float2bfloat16_rn, after the bias, as the direct
 //   stores do) and written as 4 bytes; a warp's writes (8 rows x 16 bytes per column group) hit 32 different
-//   banks. Measured on the H200 against the direct stores (reports/evidence/h200-dda99b5-small-m-bf16-staged/):
+//   banks. Measured on the H200 against the direct stores (evidence/h200-dda99b5-small-m-bf16-staged/):
 //   BF16 Y at M >= 4096 1.10-1.21 -> 1.03-1.11x cuBLAS.
 template <int kRingW, bool kBf16>
 __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensorMap* map_y, unsigned char* boxes,
@@ -353,7 +353,7 @@ __device__ __forceinline__ void store_staged(const KernelArgs& a, const CUtensor
   // apart so that each store's address is a constant per group plus these: computed from the pair's byte in
   // the row (a division and a remainder by 16 per store) the general kernels needed registers they did not
   // have (ptxas: 164 bytes of spill stores and 932 of loads, 44 and 52 now) and the forward with BF16 Y ran
-  // 1.18-1.30x cuBLAS at M >= 1024, 1.04-1.11x now (H200, reports/evidence/h200-8bdf080-bf16-stores/).
+  // 1.18-1.30x cuBLAS at M >= 1024, 1.04-1.11x now (H200, evidence/h200-8bdf080-bf16-stores/).
   const int lane_bytes = 2 * (lane % 4) * kElementBytes;
   const int lane_chunk = lane_bytes / 16, lane_offset = lane_bytes % 16, swizzle_key = r_lo & 7;
   constexpr int kChunksPerGroup = 8 * kElementBytes / 16;
@@ -812,7 +812,7 @@ __global__ void __launch_bounds__(kThreadsFor<kRowsA, kSplit>, 1)
     } else if (threadIdx.x == 0) {
       // Only the forward's small-M halves kernel takes L2 hints (launch_gemm); the others compile without
       // them. With the hint branch compiled in (never taken), dX's small-M kernel measured 7-11% slower at
-      // M = 64 than without, in one process (reports/evidence/h200-5d57533-small-m-48/).
+      // M = 64 than without, in one process (evidence/h200-5d57533-small-m-48/).
       const bool hints = kOps == Ops::forward && kRowsA == 64 && kRingW == kHalfBN && a.cache_hints;
       const std::uint64_t policy_a = hints ? l2_policy_evict_last() : 0;
       const std::uint64_t policy_w = hints ? l2_policy_evict_first() : 0;
@@ -1063,7 +1063,7 @@ bool general_kernel_only() { return env_is("ORDO_WGMMA_KERNEL", "general"); }
 bool direct_stores_only() { return env_is("ORDO_WGMMA_STORES", "direct"); }
 
 // The wgmma groups a consumer leaves in flight (KernelArgs::pending_groups). Measured on the H200 with both
-// everywhere (reports/evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
+// everywhere (evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
 // stages (the small-M, quarters and 168 kernels: forward M = 64 1.74 -> 1.62x cuBLAS, M = 1024 with the
 // 168 kernel 1.23 -> 1.20x, dX M = 64 1.69 -> 1.55x) and in the gathered dW (1.33 -> 1.26x at 1024 tokens,
 // 1.54 -> 1.36x at 16384), and slower on the general kernel fed by TMA (forward M = 4096 1.10 -> 1.20x, dW
@@ -1243,7 +1243,7 @@ cudaError_t launch_gemm(GemmCall c) {
   // L2 policies (KernelArgs::cache_hints). In a small-M kernel each B tile is read by one block, once per
   // launch; where B is larger than L2 it streams from HBM whatever the policy, and evict_first keeps it from
   // pushing out the A tile every cluster reads (the forward: dX's N-major B loads take no hint, and the A
-  // hint alone is not measured to help). Measured on the H200 (reports/evidence/h200-dda99b5-small-m-bf16-staged/):
+  // hint alone is not measured to help). Measured on the H200 (evidence/h200-dda99b5-small-m-bf16-staged/):
   // forward 64 x 16128 x 5376 1.07 -> 0.99x cuBLAS. Where B fits in L2 and stays there between calls
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
   // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376 (measured with hints in every kernel). So only the
@@ -1320,7 +1320,7 @@ cudaError_t launch_forward(const LaunchParams& p) {
 
 // Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
 // TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an
-// H200) at the same speed within 3% there (reports/evidence/h200-17fe256-wgmma-uniform), so it stays
+// H200) at the same speed within 3% there (evidence/h200-17fe256-wgmma-uniform), so it stays
 // an opt-in.
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
   const char* cluster = std::getenv("ORDO_WGMMA_CLUSTER");
@@ -1347,9 +1347,9 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 // over the same tokens in the same order), only the speed differs. Without accumulate, the pipelined kernel
 // (no start-value load, so ptxas keeps its wgmma pipeline) at every token count. With the stores of the
 // general kernel staged through shared memory (1882189) it measured as fast as the kernel that loads start
-// values at 64 tokens and faster from 256 tokens, in place and gathered (reports/evidence/
+// values at 64 tokens and faster from 256 tokens, in place and gathered (evidence/
 // h200-1882189-staged-stores/sweep/: 1024 x 5376 x 5376, 1.21 -> 1.08x cuBLAS in place, 1.35 -> 1.23x
-// gathered). With per-thread stores it had been slower below 4096 tokens (reports/evidence/h200-f7576d5-dw-split/:
+// gathered). With per-thread stores it had been slower below 4096 tokens (evidence/h200-f7576d5-dw-split/:
 // 64 tokens 1.27 -> 1.76x), which was the rule until then.
 // ORDO_WGMMA_DW=serial runs the start-value kernel from +0 too: a measurement switch, the same bits.
 bool pipelined_dw(bool accumulate) {

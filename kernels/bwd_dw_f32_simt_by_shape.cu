@@ -17,9 +17,9 @@
 // thread (the narrow tile) need 41 clocks per token of shared-memory returns. With 4 x 4 chains the returns
 // drop to 20-32 clocks, and issue (about half an instruction per clock and scheduler, measured) becomes the
 // limit at about 38: the 32x64 and 64x32 tiles measured 10-12% faster than the narrow tile at 16384 tokens
-// (reports/evidence/h200-91d06eb-dw-tiles/). Measured alone (ordo_bench_issue), a lone 4 x 4 warp issues 0.73
+// (evidence/h200-91d06eb-dw-tiles/). Measured alone (ordo_bench_issue), a lone 4 x 4 warp issues 0.73
 // instructions per clock and four per SM are bound by the shared-memory returns (30 clocks per step); blocks
-// of three such warps on more SMs measured no faster in this kernel (reports/evidence/h200-5e475d0-dw-loader/).
+// of three such warps on more SMs measured no faster in this kernel (evidence/h200-5e475d0-dw-loader/).
 //
 // Structure of a tile <BM, BN, TM, TN, BK, STAGES>
 //   * A block computes BM (n) x BN (k) outputs with (BM/TM) x (BN/TN) threads, tx = tid % (BN/TN) fastest;
@@ -96,7 +96,7 @@ struct DwTile {
 // Per copy that leaves a compare, an add and the copy. Computing each copy's row, bound and offset per slab had
 // the 64x32 tile's loader at about 90 instructions per 32-step slab (SASS), 3 per step more than its FMA loop's
 // 18, and a lone warp per scheduler issuing 21.4 instructions per step (ncu); this took the skinny dW rows 3-8%
-// faster, in place and gathered (reports/evidence/h200-5e475d0-dw-loader/).
+// faster, in place and gathered (evidence/h200-5e475d0-dw-loader/).
 template <class T, int BM, int BN, int BK, bool kGather>
 struct DwVecLoader {
   const float* g_col;

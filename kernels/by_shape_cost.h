@@ -18,7 +18,7 @@
 //     in a real loop.
 // When the grid fits on the GPU at once, its most loaded SM sets the time (the ceiling of blocks per SM); with
 // several waves the block scheduler evens them out (the mean). Measured on the H200 (tile sweeps of 9 to 15
-// tiles on the seed's forward, dX and dW shapes, reports/evidence/h200-91d06eb-dw-tiles/): the predicted time of
+// tiles on the seed's forward, dX and dW shapes, evidence/h200-91d06eb-dw-tiles/): the predicted time of
 // every tile that is not latency-bound lies within -25% .. +40% of the measured one.
 #include <algorithm>
 #include <cmath>

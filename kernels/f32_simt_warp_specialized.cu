@@ -10,7 +10,7 @@
 // producer waits for before refilling that stage (kernels/slab_barrier.cuh). So the consumers' instruction
 // stream is the FMAs, their shared-memory reads (DEPTH groups of 4 steps read ahead into registers) and one
 // wait and one arrival per slab: no copies, no address arithmetic, no block-wide barrier.
-// Measured on the H200 against the one-chain 4x16 tile whose threads also copy (reports/evidence/
+// Measured on the H200 against the one-chain 4x16 tile whose threads also copy (evidence/
 // h200-72eb632-warp-specialized/): 64 x 32 x 5376 20.9 -> 17.4 us, 1024 x 32 x 5376 39 -> 35 us.
 //
 // Staging as the other by-shape tiles: As[row][r] and Bs[col][r], rows padded to BK + 4 floats.

@@ -88,7 +88,7 @@ struct Tile {
 // or its columns, do not exist; else the first slab whose reduction offset for this copy reaches R). Per
 // slab a copy then costs a compare, a 64-bit add and the copy itself: the measured small tiles spent about
 // half their stall samples in a loader that recomputed its bounds per slab (ncu source counters,
-// reports/evidence/h200-7fbabab-fp32-tiles/ncu/). A copy past its end zero-fills its bytes from the last
+// evidence/h200-7fbabab-fp32-tiles/ncu/). A copy past its end zero-fills its bytes from the last
 // address it read (they are never read as terms: the last slab runs only its real steps, and a slab past the
 // last one fills a buffer that no later slab reads). Slabs are issued in order, once each.
 template <class T, int BM, int BN, int BK, BLayout kLB>
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM, TN, BK, STAGES, kLB, WN>::kTh
       // issued before the FMAs run as a block of their own between two slabs. With one chain per thread
       // (kSpreadCopies) that block is outside the chain's latency, which leaves issue slots free: there the
       // copies of a whole slab of the 16-byte path are spread over its groups of 4 steps, a few after each
-      // group's FMAs. Measured on the H200 (reports/evidence/h200-c157493-fp32-latency-tiles/, old and new
+      // group's FMAs. Measured on the H200 (evidence/h200-c157493-fp32-latency-tiles/, old and new
       // builds alternated): every one-chain tile as fast or faster where the rule runs it (the 4x16 tile at
       // 64 x 32 x 5376: 20.9 -> 20.0 us, about 116 instructions per 128-step slab that had made a step 7.5
       // cycles against the chain's 4.14), tiles of several chains per thread up to 18% slower (their FMAs
@@ -564,7 +564,7 @@ constexpr int row_warp(int bn, int tn) { return bn / tn < 32 ? bn / tn : 32; }
 // A tile the rules run only on grids of at least 3 blocks per SM. The 32x32 tile with 4 x 4 chains per thread
 // (two warps) measured faster than the 64x32 tile at 16384 x 32 x 5376 (3.9 blocks per SM: 0.182 against
 // 0.203 ms forward, 0.182 against 0.198 ms dX [16384, 32]) and slower at 4096 rows (one block per SM: 0.091
-// against the 32x32 4 x 2 tile's 0.075 ms), reports/evidence/h200-c157493-fp32-latency-tiles/.
+// against the 32x32 4 x 2 tile's 0.075 ms), evidence/h200-c157493-fp32-latency-tiles/.
 template <class Entry>
 Entry many_waves(Entry e) {
   e.tile.min_blocks_per_sm = 3;
@@ -576,11 +576,11 @@ Entry many_waves(Entry e) {
 // waves; the second the production 128x128 tile (kernels/fwd_f32_simt_128x128x16.cu): the same chains, so
 // the same bits, and the fastest with few waves (its 8 warps per block keep an SM busy when the last wave
 // leaves it one block). The others are the tiles that measured best for the shapes the rule gives
-// them (the sweep of every candidate, reports/evidence/h200-7fbabab-fp32-tiles/): the 64x32 tile reads ahead into
+// them (the sweep of every candidate, evidence/h200-7fbabab-fp32-tiles/): the 64x32 tile reads ahead into
 // registers (short-scoreboard stalls on shared memory were its largest cost), the 8x32 tile runs 2 chains
 // per thread in warps of 4 x 8 threads. The last (the rule's fallback for grids too small for the 4x16 tile) is
 // the warp-specialised tile of kernels/f32_simt_warp_specialized.cu: one chain per consumer thread, the copies in
-// a producer warp; 64 x 32 x 5376 in 18.9 us against the 4x16 tile's 20.1 (reports/evidence/
+// a producer warp; 64 x 32 x 5376 in 18.9 us against the 4x16 tile's 20.1 (evidence/
 // h200-72eb632-warp-specialized/). dX keeps the 4x16 tile: its W [N, K] would need 4-byte transposing copies.
 const TileEntry kTiles[] = {
     TileEntry{ByShapeTile{"128x128x8.t8x16.s3.outer", 128, 128, 8, 16, 8, 3, 128, 2}, &launch_fwd_f32_outer<8, 3, 0, true>},
@@ -618,15 +618,15 @@ const DxTileEntry kDxTiles[] = {
 // waves might fill more evenly than the 128x128 tiles (1024 x 5376 is 2.5 waves of those at two blocks per
 // SM). This template with 8 x 16 chains per thread measured 1.2-1.4x slower than
 // kernels/f32_simt_outer_128x128.cu, its operands' 16-byte reads along the reduction costing registers and
-// reads that the outer-product layout does not (sweep of 2026-12-02, reports/evidence/h200-9dd9b31-fp32-outer/).
+// reads that the outer-product layout does not (sweep of 2026-12-02, evidence/h200-9dd9b31-fp32-outer/).
 // Also, for the outputs 32 wide (the seed's audio rows), blocks of one or two warps that spread the grid over
-// more SMs. The sweep of 2026-12-03 (reports/evidence/h200-c157493-fp32-latency-tiles/) timed thirteen: the
+// more SMs. The sweep of 2026-12-03 (evidence/h200-c157493-fp32-latency-tiles/) timed thirteen: the
 // 32x32 tile with 4 x 4 chains per thread joined the tables (grids of >= 3 blocks per SM); the two left here
 // came closest to the table's choice (8x32 with 2 x 2 chains within 1-2% of it at 1024 x 32 x 5376, 2x16 with
 // one chain per thread 7-15% slower at 64 rows); the others were slower on every row of the sweep. The
 // warp-specialised candidates (forward only) are the other rings and read-ahead depths of the table's 4x8 tile and
 // blocks of 8 x 16 and 8 x 8 outputs: at 1024 x 32 x 5376 the best of them, 8x16 with 2 chains per thread, took
-// 41.5 us against the table's 8x32 tile's 38.3 (reports/evidence/h200-72eb632-warp-specialized/call4-*/).
+// 41.5 us against the table's 8x32 tile's 38.3 (evidence/h200-72eb632-warp-specialized/call4-*/).
 #define ORDO_CANDIDATES(TILE, TILE_W)                                                                       \
   TILE_W(128, 96, 8, 12, 8, 4, 4, 8), TILE_W(128, 64, 8, 8, 8, 4, 4, 8), TILE_W(64, 128, 8, 8, 8, 4, 4, 8), \
       TILE(8, 32, 2, 2, 64, 4), TILE(2, 16, 1, 1, 128, 4)
@@ -675,7 +675,7 @@ const std::vector<ByShapeTile>& by_shape_tiles() {
 // The first entry of both tables, the 4-warp 128x128 tile, runs only on grids of at least kOuterWavesForward
 // (forward) or kOuterWavesBackward (dX, dW) waves of two blocks per SM; below that the 8-warp production tile
 // is faster (it fills an SM alone in a partial last wave, where the 4-warp tile leaves one warp per
-// scheduler). Measured on the H200, ratio to cuBLAS (reports/evidence/h200-9dd9b31-fp32-outer/): forward
+// scheduler). Measured on the H200, ratio to cuBLAS (evidence/h200-9dd9b31-fp32-outer/): forward
 // 1024 / 4096 / 16384 x 5376 x 5376: 1.72 / 1.17 / 1.17 against 1.42 / 1.15 / 1.20 for the production tile
 // (2.5 / 5.1 / 20 waves); dX 1.54 / 1.16 / 1.05 against 1.33 / 1.19 / 1.14 (the dX tile copies W in 16-byte
 // pieces, the forward transposes both operands with 4-byte copies).
@@ -683,7 +683,7 @@ constexpr std::int64_t kOuterWavesForward = 8;
 
 static int choose_tile(const std::vector<ByShapeTile>& tiles, std::int64_t rows, std::int64_t cols, int sm_count,
                        std::int64_t outer_waves) {
-  // Measured on the H200 (reports/evidence/h200-ec46e69-by-shape-tiles/): a tile pays when its grid fills the
+  // Measured on the H200 (evidence/h200-ec46e69-by-shape-tiles/): a tile pays when its grid fills the
   // SMs evenly. So, in order of reuse, the first tile that is not wider than the output (rounded up to
   // 16 columns: wider tiles idle half their threads), that gives at least 0.9 blocks per SM, and whose
   // last wave is not mostly empty (blocks / (waves x SMs) >= 0.8). A problem too small for any gets the
@@ -712,13 +712,13 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 // run as a problem of their own, with the tile the rule picks for them. Such a last wave holds at most one
 // block per SM and leaves the other SMs idle (the 72 blocks past 768 rows of 1024 x 5376 run 0.58 ms on 72 of
 // 132 SMs), where smaller tiles spread those rows over every SM. Measured on the H200, each part timed alone
-// (reports/evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid against 1.105
+// (evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid against 1.105
 // (768 rows) + 0.515 (256 rows, 64x64 tile); 4096 x 5376 x 5376 5.96 against 5.41 + 0.257; dX [4096, 5376] 5.79
 // against 4.87 + 0.258. Every output is one chain whatever the tile, so the bits do not change;
 // ORDO_FP32_SPLIT=0 runs the whole grid in one tile (a measurement switch).
 // Only where the reduction has at least kSplitMinReduction steps: the second launch starts when the first has
 // drained, which short chains do not repay. Measured on the H200, ordo / cuBLAS with the split and without
-// (reports/evidence/h200-72eb632-warp-specialized/call4/): reduction 32, forward 1024 / 4096 / 16384 x 5376
+// (evidence/h200-72eb632-warp-specialized/call4/): reduction 32, forward 1024 / 4096 / 16384 x 5376
 // 1.04 / 0.96 / 0.89 against 0.91 / 0.90 / 0.87, dX [M, 5376] 1.15 / 0.98 / 0.89 against 1.11 / 0.92 / 0.87;
 // reduction 256 at 1024 x 5376, forward 0.086 against 0.087 ms, dX 0.086 against 0.088; 512 and 1024 steps
 // 5-8% faster split.
@@ -743,7 +743,7 @@ static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int ti
   // The head is whole waves of two blocks per SM, where the 4-warp tile (the first entry: the same 128x128
   // blocks and residency) is the faster of the two; the rule picks the production tile below kOuterWavesForward
   // (kOuterWavesBackward) waves only for what it does in a partial last wave. Measured on the H200, grids of
-  // whole waves, ratio to cuBLAS (reports/evidence/h200-9490b03-fp32-split/call4-heads/): forward 768 / 1536 /
+  // whole waves, ratio to cuBLAS (evidence/h200-9490b03-fp32-split/call4-heads/): forward 768 / 1536 /
   // 3968 x 5376 x 5376 1.25 / 1.25 / 1.24 (production) against 1.17 / 1.17 / 1.18 (4-warp); dX 1.25 / 1.24 /
   // 1.15 against 1.12 / 1.11 / 1.03.
   const ByShapeTile& outer = tiles[0];

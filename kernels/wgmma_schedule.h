@@ -52,7 +52,7 @@ inline std::int64_t wgmma_forward_unit_width(std::int64_t M, std::int64_t N, std
 // runs it in clusters of four blocks sharing the A tile): 48 columns where ceil(N / 48) units, rounded up to whole
 // clusters, fit on the `clusters_of_four` resident clusters at once and outnumber the quarters, else the 64-column
 // quarters. M = 64 with N = 5376 is 112 units of 48 against 84 quarters on 132 SMs, which measured 8-12% faster
-// on the H200 (reports/evidence/h200-5d57533-small-m-48/): each block streams its own columns of W, and more blocks
+// on the H200 (evidence/h200-5d57533-small-m-48/): each block streams its own columns of W, and more blocks
 // stream more of it at once.
 constexpr std::int64_t kWgmmaSmallMUnit48 = 48;
 inline std::int64_t wgmma_small_m_units_48(std::int64_t N) { return ((N + 47) / 48 + 3) / 4 * 4; }

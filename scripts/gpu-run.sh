@@ -171,13 +171,13 @@ if [[ $steps == *,campaign-rate,* ]]; then
   done
 fi
 if [[ $steps == *,campaign,* ]]; then
-  # The campaign of every production variant (reports/evidence/h200-1fd3a73-campaign/README.md), resumed
+  # The campaign of every production variant (evidence/h200-1fd3a73-campaign/README.md), resumed
   # from ORDO_CAMPAIGN_CHECKPOINT when it is set, run until ORDO_CAMPAIGN_TIME in all (resumed campaigns
   # count the time already spent; default 1475s, the length of the committed one).
   mkdir -p "$out/campaign/out" "$out/campaign/corpus"
   [ -n "${ORDO_CAMPAIGN_CHECKPOINT:-}" ] && cp "$ORDO_CAMPAIGN_CHECKPOINT" "$out/campaign/out/checkpoint.json"
   # ORDO_CAMPAIGN_KERNELS (space-separated ids) and ORDO_CAMPAIGN_SEED run another campaign the same way
-  # (reports/evidence/h200-a567221-by-shape-campaign/: the two by-shape variants, seed 20261206).
+  # (evidence/h200-a567221-by-shape-campaign/: the two by-shape variants, seed 20261206).
   kernels=""
   for v in ${ORDO_CAMPAIGN_KERNELS:-sm80.fwd.f32.fma.simt.128x128x16 sm80.fwd.f32.fma.simt.naive16x16 sm90.fwd.bf16.mma-sync.32x32x16 \
     sm80.fwd.bf16.mma-sync.32x32x16 sm90.fwd.bf16.wgmma.128x256x64 sm80.bwd.dx.f32.fma.simt.128x128x16 \

@@ -337,7 +337,7 @@ int main() {
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 130, 129, 37, true, 0, Family::uniform);
   check("sm80.fwd.f32.fma.simt.by-shape", launch_fwd_f32_simt_by_shape, 2, 3, 70, true, 1, Family::uniform);
   // The rule on the seed's shapes with the H200's 132 SMs picks the tiles measured best or near it
-  // (reports/evidence/h200-ec46e69-by-shape-tiles/, h200-7fbabab-fp32-tiles/, h200-c157493-fp32-latency-tiles/): a change of the table or the
+  // (evidence/h200-ec46e69-by-shape-tiles/, h200-7fbabab-fp32-tiles/, h200-c157493-fp32-latency-tiles/): a change of the table or the
   // rule shows here.
   struct Pick {
     int M, N;
@@ -418,7 +418,7 @@ int main() {
   }
   emu_sm_count = 132;
   // dW [N, K] of the seed's shapes: the cost model's choice is the tile measured fastest
-  // (reports/evidence/h200-91d06eb-dw-tiles/).
+  // (evidence/h200-91d06eb-dw-tiles/).
   for (const Pick& k : {Pick{32, 5376, "32x64x32.t4x4.s4"}, Pick{5376, 32, "64x32x32.t4x4.s4"},
                         Pick{5376, 5376, "128x128x8.t8x16.s3.outer"}}) {
     for (const std::int64_t tokens : {64, 16384}) {

@@ -169,7 +169,7 @@ TEST(ShapeGenerator, BackwardRowMultiplesHoldForEveryCase) {
 // backward.dw_kernel_equals_emulator_large_grid exists to reach the wgmma dW's whole 128x256 tiles, which
 // it runs only in grids of more than half a wave (kernels/wgmma_schedule.h, dW keeps halves), and its copies
 // of the rows past the last token (a defect planted there went unseen by smaller grids,
-// reports/evidence/h200-8ef7e95-planted-gather-tail/). Its cases must keep drawing grids of every kind on
+// evidence/h200-8ef7e95-planted-gather-tail/). Its cases must keep drawing grids of every kind on
 // the H200's 132 SMs, and token counts off the 16-token step.
 TEST(ShapeGenerator, WeightGridCasesReachWholeWgmmaDwTiles) {
   SubjectTraits dw;
