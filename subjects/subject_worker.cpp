@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -140,12 +141,14 @@ void serve(int fd, Served& served, bool host_buffers, const Request& q) {
   send_result(fd, Status::error(StatusCode::tool_error, "not a request"), {});
 }
 
-// The descriptor number of argv[2]: digits only, and open.
+// The descriptor number of argv[2]: digits only, and an open socket (so that a hand-run worker never
+// writes frames to a terminal or a file).
 int connection_fd(const char* text) {
   const std::string s(text);
   if (s.empty() || s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
   const int fd = std::stoi(s);
-  return fcntl(fd, F_GETFD) >= 0 ? fd : -1;
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) ? fd : -1;
 }
 
 }  // namespace
