@@ -163,6 +163,8 @@ PropertyRun run_scenarios(const PropertySpec& spec, const RunOptions& options) {
     ++run.families["scenario"];
     if (o.passed()) continue;
     ++run.failed;
+    // The subject's process died or hung in the scenario (subjects/isolated_plugin.h), or it broke the ABI.
+    if (o.got == StatusCode::subject_fault || o.got == StatusCode::subject_timeout) ++run.subject_faults;
     FailureRecord f;
     f.reproduce = options.reproduce_prefix + " --property " + spec.name + " --kernel " + spec.kernel;
     f.detail = o.scenario + ": expected " + std::string(status_code_name(o.expected)) + ", got " +
@@ -198,13 +200,26 @@ CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::i
   rc::Shrinkable<ForwardCase> shrinkable = spec.gen(random, kGenerationSize);
   out.c = shrinkable.value();
   out.r = spec.check(out.c);
+  // A subject fault runs once more before it is minimised: one that the same case does not repeat (a
+  // subject that exits on its 20th call, a crash that depends on its state) is reported as found, since
+  // shrinking would chase the subject's history, not the case; and a re-run that hangs is not shrunk.
+  const bool fault = !out.r.passed && !out.r.tool_error && out.r.subject_fault && !out.r.hung;
+  const CheckResult rerun = fault ? spec.check(out.c) : CheckResult{};
   if (out.r.tool_error) {
     out.failure = FailureRecord{reproduce_command(spec, options, index), "tool error: " + out.r.detail, out.c.summary(), "", 0};
     out.failure->case_index = index;
     out.failure->family = family_name(out.c.family);
-  } else if (!out.r.passed && out.r.hung) {
+  } else if (!out.r.passed && (out.r.hung || rerun.hung)) {
     // A hang is not minimised: every try would cost the whole timeout again.
     out.failure = FailureRecord{reproduce_command(spec, options, index), out.r.detail, out.c.summary(), "", 0};
+    out.failure->case_index = index;
+    out.failure->family = family_name(out.c.family);
+  } else if (fault && rerun.passed) {
+    out.failure = FailureRecord{reproduce_command(spec, options, index),
+                                out.r.detail +
+                                    " (did not recur when the case ran again: it depends on more than the "
+                                    "case, e.g. on the calls before it)",
+                                out.c.summary(), "", 0};
     out.failure->case_index = index;
     out.failure->family = family_name(out.c.family);
   } else if (!out.r.passed) {
@@ -219,7 +234,8 @@ CaseOutcome run_case(const PropertySpec& spec, const RunOptions& options, std::i
     minimal = simplify_values(spec, minimal, budget, f.shrink_steps);
     f.minimised = minimal.summary();
     if (minimal.explicit_values) f.minimised += "\n" + dump_problem(*minimal.explicit_values);
-    f.detail = spec.check(minimal).detail;
+    const CheckResult again = spec.check(minimal);
+    f.detail = again.passed ? out.r.detail : again.detail;  // the first evidence, should the subject be flaky
     out.minimal = minimal;
     out.failure = std::move(f);
   }

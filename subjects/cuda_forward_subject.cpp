@@ -32,9 +32,11 @@ class CudaForwardSubject final : public ForwardSubject {
       : variant_id_(v.id), traits_(traits_of_variant(v)), operand_dtype_(v.operand_dtype), call_(std::move(call)) {}
   const SubjectTraits& traits() const override { return traits_; }
   std::vector<FailClosedOutcome> fail_closed_scenarios() override {
-    FailClosedTarget target{traits_, true, [](const std::string& variant, const kernels::ForwardArgs& a) {
-                              return kernels::forward(variant, a);
-                            }};
+    FailClosedTarget target{
+        traits_,
+        true,
+        [](const std::string& variant, const kernels::ForwardArgs& a) { return kernels::forward(variant, a); },
+        {}};
     return run_forward_fail_closed(target);
   }
 

@@ -182,31 +182,46 @@ std::vector<FailClosedOutcome> run_forward_fail_closed(const FailClosedTarget& t
     o.output_untouched = std::memcmp(y_before.data(), y_after.data(), buf.y_bytes) == 0;
     return o;
   };
+  // Each scenario in turn gets the next index; those before progress.first are passed over.
+  const FailClosedProgress& progress = target.progress;
+  std::size_t index = 0;
+  auto begin = [&](const std::string& name, StatusCode expected) {
+    const std::size_t i = index++;
+    if (i < progress.first) return false;
+    if (progress.started) progress.started(i, name, expected);
+    return true;
+  };
+  auto finish = [&](FailClosedOutcome o) {
+    if (progress.finished) progress.finished(index - 1, o);
+    outcomes.push_back(std::move(o));
+  };
   for (const Scenario& s : scenarios(target, kK)) {
+    if (!begin(s.name, s.expected)) continue;
     buf.fill_y(kSentinel);
     kernels::ForwardArgs args = valid_args(buf, operand);
     std::string called_variant = variant_id;
     s.mutate(args, called_variant, buf, host_block.data(), pinned);
-    outcomes.push_back(outcome(s.name, s.expected, target.call(called_variant, args)));
+    finish(outcome(s.name, s.expected, target.call(called_variant, args)));
   }
 
   // The controls: the same valid call is accepted and does write y (otherwise "untouched" above would
   // prove nothing), with a bf16 Y too where the subject writes one.
   for (const DType y_dtype : {DType::f32, DType::bf16}) {
     if (!traits.allows_output(y_dtype)) continue;
+    const std::string name = y_dtype == DType::f32 ? "control: the valid call is accepted and writes y"
+                                                   : "control: the valid call with a bf16 y is accepted and writes y";
+    if (!begin(name, StatusCode::ok)) continue;
     buf.fill_y(kSentinel);
     kernels::ForwardArgs args = valid_args(buf, operand);
     args.y_dtype = y_dtype;
-    FailClosedOutcome o = outcome(y_dtype == DType::f32 ? "control: the valid call is accepted and writes y"
-                                                        : "control: the valid call with a bf16 y is accepted and writes y",
-                                  StatusCode::ok, target.call(variant_id, args));
+    FailClosedOutcome o = outcome(name, StatusCode::ok, target.call(variant_id, args));
     const std::size_t written = y_dtype == DType::f32 ? buf.y_bytes : buf.y_bytes / 2;
     o.output_untouched = std::memcmp(y_before.data(), y_after.data(), written) != 0;  // must be written
-    outcomes.push_back(o);
+    finish(o);
   }
 
   // Memory of another device: only where there are two.
-  if (device) {
+  if (device && begin("x lives on another device", StatusCode::wrong_device)) {
     FailClosedOutcome o;
     o.scenario = "x lives on another device";
     o.expected = StatusCode::wrong_device;
@@ -215,7 +230,7 @@ std::vector<FailClosedOutcome> run_forward_fail_closed(const FailClosedTarget& t
     if (count < 2) {
       o.skipped = true;
       o.skip_reason = "needs two CUDA devices, found " + std::to_string(count);
-      outcomes.push_back(o);
+      finish(o);
     } else {
       int current = 0;
       cuda_check(cudaGetDevice(&current), "cudaGetDevice");
@@ -226,7 +241,7 @@ std::vector<FailClosedOutcome> run_forward_fail_closed(const FailClosedTarget& t
       buf.fill_y(kSentinel);
       kernels::ForwardArgs args = valid_args(buf, operand);
       args.x.data = other;
-      outcomes.push_back(outcome(o.scenario, o.expected, target.call(variant_id, args)));
+      finish(outcome(o.scenario, o.expected, target.call(variant_id, args)));
       cudaFree(other);
     }
   }

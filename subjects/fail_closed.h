@@ -3,6 +3,7 @@
 // their specific status code, leaving its output byte for byte as it was. Run through the subject's own
 // raw entry point (a registered variant's kernels::forward, or a plugin's ordo_subject_forward), so the
 // properties never see a CUDA type.
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,16 +26,28 @@ struct FailClosedOutcome {
   bool passed() const { return skipped || (got == expected && output_untouched); }
 };
 
+// Where a run of the scenarios starts and who hears of each one as it goes. A subject that runs in its
+// own process (subjects/subject_worker.h) streams each scenario to ordo as it starts and as it finishes;
+// when the process dies in scenario i, a fresh one resumes at i + 1. Indices count every scenario in
+// the order of the run, skipped ones included.
+struct FailClosedProgress {
+  std::size_t first = 0;  // the scenarios before this index are not run
+  std::function<void(std::size_t index, const std::string& scenario, StatusCode expected)> started;
+  std::function<void(std::size_t index, const FailClosedOutcome& outcome)> finished;
+};
+
 // What the scenarios drive. `call` runs one raw forward call (the variant id is the one the scenario
 // passes: only ordo variants have ids, and only they get the "unknown variant" scenario).
 struct FailClosedTarget {
   SubjectTraits traits;
   bool has_variant_id = false;
   std::function<Status(const std::string& variant, const kernels::ForwardArgs& args)> call;
+  FailClosedProgress progress;
 };
 
 // Every scenario that applies to the target (device or host buffers, its dtypes, K multiple and
-// alignment), then the controls: the valid call is accepted and writes y.
+// alignment), then the controls: the valid call is accepted and writes y. Returns the outcomes of the
+// scenarios from target.progress.first on.
 std::vector<FailClosedOutcome> run_forward_fail_closed(const FailClosedTarget& target);
 
 }  // namespace ordo

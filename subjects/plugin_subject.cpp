@@ -108,6 +108,13 @@ std::vector<float> floats_of(const std::vector<unsigned char>& bytes, bool bf16)
   return v;
 }
 
+Status call_forward(const PluginLibrary& lib, const ordo_forward_args& a) {
+  char message[1024] = {};
+  const int rc = lib.forward(&a, message, sizeof message);
+  message[sizeof message - 1] = '\0';
+  return status_from_abi(rc, message);
+}
+
 class PluginForwardSubject final : public ForwardSubject {
  public:
   PluginForwardSubject(std::shared_ptr<PluginLibrary> lib, SubjectTraits t) : lib_(std::move(lib)), traits_(std::move(t)) {}
@@ -142,26 +149,11 @@ class PluginForwardSubject final : public ForwardSubject {
   }
 
   std::vector<FailClosedOutcome> fail_closed_scenarios() override {
-    FailClosedTarget target{traits_, false, [this](const std::string&, const kernels::ForwardArgs& k) {
-                              ordo_forward_args a{};
-                              a.struct_size = sizeof a;
-                              a.x = {k.x.data, dtype_to_abi(k.x.dtype), k.x.rows, k.x.cols};
-                              a.w = {k.w.data, dtype_to_abi(k.w.dtype), k.w.rows, k.w.cols};
-                              a.bias = {k.bias.data, dtype_to_abi(k.bias.dtype), k.bias.rows, k.bias.cols};
-                              a.y = {k.y, dtype_to_abi(k.y_dtype), k.y_rows, k.y_cols};
-                              a.stream = k.stream;
-                              return call(a);
-                            }};
-    return run_forward_fail_closed(target);
+    return run_forward_fail_closed(plugin_fail_closed_target(lib_, traits_));
   }
 
  private:
-  Status call(const ordo_forward_args& a) {
-    char message[1024] = {};
-    const int rc = lib_->forward(&a, message, sizeof message);
-    message[sizeof message - 1] = '\0';
-    return status_from_abi(rc, message);
-  }
+  Status call(const ordo_forward_args& a) { return call_forward(*lib_, a); }
   std::shared_ptr<PluginLibrary> lib_;
   SubjectTraits traits_;
 };
@@ -275,6 +267,22 @@ class PluginBackwardSubject final : public BackwardSubject {
 };
 
 }  // namespace
+
+FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> library, const SubjectTraits& traits) {
+  return {traits,
+          false,
+          [library](const std::string&, const kernels::ForwardArgs& k) {
+            ordo_forward_args a{};
+            a.struct_size = sizeof a;
+            a.x = {k.x.data, dtype_to_abi(k.x.dtype), k.x.rows, k.x.cols};
+            a.w = {k.w.data, dtype_to_abi(k.w.dtype), k.w.rows, k.w.cols};
+            a.bias = {k.bias.data, dtype_to_abi(k.bias.dtype), k.bias.rows, k.bias.cols};
+            a.y = {k.y, dtype_to_abi(k.y_dtype), k.y_rows, k.y_cols};
+            a.stream = k.stream;
+            return call_forward(*library, a);
+          },
+          {}};
+}
 
 PluginSubjects load_plugin_subjects(const std::string& path) {
   PluginSubjects out;

@@ -17,7 +17,13 @@ struct PluginSubjects {
   std::vector<std::unique_ptr<BackwardSubject>> backward;
 };
 
-// Opens the library (PluginError on any defect of its description) and makes its subjects.
+// Opens the library (PluginError on any defect of its description) and makes its subjects, which call it
+// in this process. `ordo verify --plugin` and `ordo fuzz --plugin` run it in processes of its own instead
+// (subjects/isolated_plugin.h), and those processes load it with this.
 PluginSubjects load_plugin_subjects(const std::string& path);
+
+// The fail-closed scenarios' target for the library's forward operation (`traits` its traits): each
+// scenario's call goes straight to ordo_subject_forward. Its progress is left for the caller to set.
+FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> library, const SubjectTraits& traits);
 
 }  // namespace ordo

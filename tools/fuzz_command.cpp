@@ -32,6 +32,7 @@
 #include "tools/folder_lock.h"
 #include "tools/interrupt.h"
 #include "tools/mpi_world.h"
+#include "tools/plugin_isolation_options.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
 
@@ -40,6 +41,7 @@ namespace {
 
 struct FuzzOptions {
   std::vector<std::string> kernels, plugins;
+  PluginIsolationFlags isolation;  // where the plugins run (isolated by default)
   std::string cases_text, time_text, seed_text = "1", devices, shard, corpus, out = "ordo-fuzz";
   int level = 1;
   int workers_per_device = 1;
@@ -174,7 +176,7 @@ int run_fuzz(FuzzOptions o) {
   properties::Suite suite;
   std::vector<PluginSubjects> plugins;
   for (const std::string& path : o.plugins) {
-    PluginSubjects loaded = load_plugin_subjects(path);
+    PluginSubjects loaded = load_plugin_as_flagged(path, o.isolation);
     for (auto& f : loaded.forward) properties::add_forward_subject(suite, std::move(f), so);
     for (auto& b : loaded.backward) properties::add_backward_subject(suite, std::move(b), so);
   }
@@ -210,10 +212,14 @@ int run_fuzz(FuzzOptions o) {
   co.run.seed = co.seed;
   co.run.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
   for (const std::string& p : o.plugins) co.run.reproduce_prefix += " --plugin " + p;
+  if (!o.plugins.empty()) co.run.reproduce_prefix += reproduce_isolation_flags(o.isolation);
   const InterruptGuard interrupt;
   co.stop = interrupt.flag();
   if (device_subjects && !specs.empty())
-    co.bind_worker = [devices, per = o.workers_per_device](int w) {
+    co.bind_worker = [devices, per = o.workers_per_device,
+                      isolated = !o.plugins.empty() && !o.isolation.in_process](int w) {
+      // Isolated plugins select the device in their own processes: ordo needs no CUDA context for them.
+      if (isolated) return set_calling_thread_device(devices[static_cast<std::size_t>(w / per)]);
       if (Status s = use_cuda_device(devices[static_cast<std::size_t>(w / per)]); !s.ok())
         std::fprintf(stderr, "ordo fuzz: worker %d: %s\n", w, s.to_string().c_str());
     };
@@ -351,6 +357,7 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
       "unwritable output, 130 / 143 interrupted by SIGINT / SIGTERM (resumable).");
   cmd->add_option("--kernel", o.kernels, "a registered variant id (repeatable; `ordo list --variants`)");
   cmd->add_option("--plugin", o.plugins, "a subject library (include/ordo/subject.h; repeatable)");
+  add_plugin_isolation_options(cmd, o.isolation);
   cmd->add_option("--cases", o.cases_text, "cases per property")->check(integer_in(1, kMaxCases * 10));
   cmd->add_option("--time", o.time_text, "time budget: 90s, 10m, 1h30m (resumed campaigns count the time already spent)");
   cmd->add_option("--seed", o.seed_text, "seed of every case")->check(seed_value());

@@ -8,9 +8,13 @@
 #include "core/contract_file.h"
 #include "tools/commands.h"
 #include "core/large_allocations.h"
+#include "subjects/subject_worker.h"
 
 int main(int argc, char** argv) {
   ordo::keep_large_allocations_mapped();
+  // The hidden worker mode that runs a plugin library in a process of its own (subjects/subject_worker.h):
+  // started by ordo itself, before any command-line parsing, and never listed in --help.
+  if (argc >= 2 && std::string(argv[1]) == ordo::kSubjectWorkerCommand) return ordo::run_subject_worker(argc, argv);
   CLI::App app{"ordo: checks fixed-order GEMM kernels bit for bit against a host emulator of their contract,\n"
                "and against an exact (MPFR) oracle with a rigorous per-element error bound."};
   app.require_subcommand(1);

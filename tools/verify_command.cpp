@@ -18,6 +18,7 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
+#include "tools/plugin_isolation_options.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
 
@@ -31,6 +32,7 @@ struct VerifyOptions {
   std::vector<std::string> properties;  // filter; empty = all
   std::vector<std::string> kernels;     // filter; empty = all
   std::vector<std::string> plugins;     // subjects from shared libraries instead of ordo's variants
+  PluginIsolationFlags isolation;       // where the plugins run (isolated by default)
   std::vector<std::string> contracts;   // contract ids or files: host properties for these (filter)
   std::int64_t only_case = -1;
   std::int64_t cases = -1;
@@ -66,7 +68,7 @@ properties::Suite build_suite(const VerifyOptions& o, const properties::SuiteOpt
   if (!o.plugins.empty()) {
     std::set<std::string> seen;
     for (const std::string& path : o.plugins) {
-      PluginSubjects loaded = load_plugin_subjects(path);
+      PluginSubjects loaded = load_plugin_as_flagged(path, o.isolation);
       for (auto& f : loaded.forward) {
         if (seen.insert(f->contract_id()).second && chosen.empty()) so.contracts.push_back(f->traits().contract);
         properties::add_forward_subject(suite, std::move(f), so);
@@ -162,6 +164,7 @@ int run_verify(VerifyOptions o) {
   const InterruptGuard interrupt;
   ro.stop = interrupt.flag();
   for (const std::string& p : o.plugins) ro.reproduce_prefix += " --plugin " + p;
+  if (!o.plugins.empty()) ro.reproduce_prefix += reproduce_isolation_flags(o.isolation);
   auto last_progress = std::chrono::steady_clock::now();
   if (!o.quiet)
     ro.progress = [&last_progress](const std::string& name, std::int64_t done, std::int64_t total) {
@@ -237,6 +240,7 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
   cmd->add_option("--plugin", o.plugins,
                   "a shared library implementing include/ordo/subject.h: verify its operations instead of ordo's "
                   "variants (repeatable)");
+  add_plugin_isolation_options(cmd, o.isolation);
   cmd->add_option("--contract", o.contracts,
                   "a contract id or an ordo.contract/1 JSON file: run the host properties of these contracts only "
                   "(repeatable)");

@@ -20,6 +20,11 @@
  * Threads: `ordo fuzz --devices 0,1` or `--workers-per-device N` (N > 1) calls the entry points from
  * several threads at once, each thread with its own buffers (and its own current CUDA device); a library
  * that keeps shared state must guard it. `ordo verify` calls from one thread.
+ *
+ * Processes: ordo loads the library in worker processes of its own (docs/subject-isolation.md), one per
+ * caller at a time, and starts a fresh one after a process ended, so state kept across calls lives in one
+ * process only. A library that exits, aborts, crashes or hangs (beyond --subject-timeout) in a call fails
+ * that case as a subject_fault (or subject_timeout); `--in-process` loads it into ordo itself, for gdb.
  */
 #ifndef ORDO_SUBJECT_H
 #define ORDO_SUBJECT_H

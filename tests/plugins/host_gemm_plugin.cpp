@@ -7,6 +7,11 @@
 //   ORDO_TEST_PLUGIN_BATCH_SWITCH  "host-gemm-batch-switch": forward; k descending when M >= 64
 //   ORDO_TEST_PLUGIN_SHORT_WRITE   "host-gemm-short-write": forward; never writes the last element of y
 //   ORDO_TEST_PLUGIN_OVERRUN       "host-gemm-overrun": forward; also writes y[M*N] = 0, one past the end
+//   ORDO_TEST_PLUGIN_EXIT, _ABORT, _SEGFAULT, _HANG
+//                                  "host-gemm-exit", "-abort", "-segfault", "-hang": forward, correct but
+//                                  for the 20th call of each process, which calls exit(0), abort(), writes
+//                                  through a null pointer, or sleeps forever (subjects/isolated_plugin.h
+//                                  must turn each into a subject_fault or subject_timeout)
 //   ORDO_TEST_PLUGIN_BAD_ABI, _BAD_COUNT, _BAD_CONTRACT, _BAD_CONTRACT_JSON, _BAD_DTYPE, _BAD_KMULTIPLE,
 //   _BAD_KIND                      a describe with one defect each (abi_version 99, operation_count 0,
 //                                  an unknown contract id, contract JSON with an unknown field,
@@ -16,11 +21,15 @@
 //
 // Plain C++17, no CUDA. Compile with -ffp-contract=off: the only FMAs are the explicit std::fma, and
 // `acc + b` must stay one rounded add.
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <vector>
@@ -32,7 +41,8 @@
      defined(ORDO_TEST_PLUGIN_BAD_COUNT) + defined(ORDO_TEST_PLUGIN_BAD_CONTRACT) +                                  \
      defined(ORDO_TEST_PLUGIN_BAD_CONTRACT_JSON) + defined(ORDO_TEST_PLUGIN_BAD_DTYPE) +                             \
      defined(ORDO_TEST_PLUGIN_BAD_KMULTIPLE) + defined(ORDO_TEST_PLUGIN_BAD_KIND) +                                  \
-     defined(ORDO_TEST_PLUGIN_NO_DESCRIBE)) != 1
+     defined(ORDO_TEST_PLUGIN_NO_DESCRIBE) + defined(ORDO_TEST_PLUGIN_EXIT) + defined(ORDO_TEST_PLUGIN_ABORT) +      \
+     defined(ORDO_TEST_PLUGIN_SEGFAULT) + defined(ORDO_TEST_PLUGIN_HANG)) != 1
 #error "compile host_gemm_plugin.cpp with exactly one ORDO_TEST_PLUGIN_* behaviour defined"
 #endif
 
@@ -55,6 +65,14 @@ namespace {
 [[maybe_unused]] constexpr const char* kName = "host-gemm-short-write";
 #elif defined(ORDO_TEST_PLUGIN_OVERRUN)
 [[maybe_unused]] constexpr const char* kName = "host-gemm-overrun";
+#elif defined(ORDO_TEST_PLUGIN_EXIT)
+[[maybe_unused]] constexpr const char* kName = "host-gemm-exit";
+#elif defined(ORDO_TEST_PLUGIN_ABORT)
+[[maybe_unused]] constexpr const char* kName = "host-gemm-abort";
+#elif defined(ORDO_TEST_PLUGIN_SEGFAULT)
+[[maybe_unused]] constexpr const char* kName = "host-gemm-segfault";
+#elif defined(ORDO_TEST_PLUGIN_HANG)
+[[maybe_unused]] constexpr const char* kName = "host-gemm-hang";
 #elif defined(ORDO_TEST_PLUGIN_BAD_ABI)
 [[maybe_unused]] constexpr const char* kName = "host-gemm-bad-abi";
 #elif defined(ORDO_TEST_PLUGIN_BAD_COUNT)
@@ -563,12 +581,37 @@ ORDO_PLUGIN_EXPORT int ordo_subject_describe(ordo_subject_info* info) {
 
 // --- run entry points ------------------------------------------------------------------------------
 
+namespace {
+
+// The process-ending behaviours, on the 20th forward call of each process (a fresh process counts from
+// zero again): every run meets them, and most calls still succeed.
+[[maybe_unused]] void misbehave_on_the_20th_call() {
+#if defined(ORDO_TEST_PLUGIN_EXIT) || defined(ORDO_TEST_PLUGIN_ABORT) || defined(ORDO_TEST_PLUGIN_SEGFAULT) || \
+    defined(ORDO_TEST_PLUGIN_HANG)
+  static std::atomic<int> calls{0};
+  if (++calls != 20) return;
+#if defined(ORDO_TEST_PLUGIN_EXIT)
+  std::exit(0);
+#elif defined(ORDO_TEST_PLUGIN_ABORT)
+  std::abort();
+#elif defined(ORDO_TEST_PLUGIN_SEGFAULT)
+  volatile std::uintptr_t address = 0;  // volatile: the compiler cannot see the null and drop the store
+  *reinterpret_cast<volatile int*>(address) = 1;
+#elif defined(ORDO_TEST_PLUGIN_HANG)
+  for (;;) pause();
+#endif
+#endif
+}
+
+}  // namespace
+
 ORDO_PLUGIN_EXPORT int ordo_subject_forward(const ordo_forward_args* args, char* message, size_t message_size) {
 #if defined(ORDO_TEST_PLUGIN_BAD_DESCRIBE)
   (void)args;
   clear_message(message, message_size);
   return refuse(message, message_size, ORDO_STATUS_OTHER, "%s: a malformed-describe test plugin runs nothing", kName);
 #else
+  misbehave_on_the_20th_call();
   return guarded(message, message_size, [&] { return forward_impl(args, message, message_size); });
 #endif
 }
