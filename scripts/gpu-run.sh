@@ -2,7 +2,7 @@
 # Runs on a GPU machine, from the bundle folder, writing under OUT_DIR (at most 8 files, which is what a
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
-#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
+#   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,plugin-fuzz,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
 #   campaign,bench-narrow,bench-tiles,bench-tiles-dx,bench-tiles-dw
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
@@ -95,6 +95,18 @@ if [[ $steps == *,plugin,* ]]; then
   rc=$?
   echo "broken build: exit $rc (1 expected)"; [ $rc = 1 ] || status=1
   grep -E "FAIL|reproduce" "$out/plugin-broken.log" | head -n 8
+fi
+if [[ $steps == *,plugin-fuzz,* ]]; then
+  # The example CUDA plugin in a campaign: isolated worker processes (one per fuzz worker), each selecting the
+  # GPU itself; and its broken build, which must fail.
+  echo "== ordo fuzz --plugin (example, isolated, 2 workers on the GPU)"
+  "$here/ordo" fuzz --plugin "$here/plugins/libordo_example_plugin.so" --cases "${ORDO_PLUGIN_FUZZ_CASES:-300}" --seed 11 \
+    --workers-per-device 2 --quiet --out "$out/plugin-fuzz/good" > "$out/plugin-fuzz-good.log" 2>&1 || status=1
+  tail -n 4 "$out/plugin-fuzz-good.log"
+  "$here/ordo" fuzz --plugin "$here/plugins/libordo_example_plugin_broken.so" --cases 50 --seed 11 --quiet \
+    --out "$out/plugin-fuzz/broken" > "$out/plugin-fuzz-broken.log" 2>&1
+  rc=$?
+  echo "broken build: exit $rc (1 expected)"; [ $rc = 1 ] || status=1
 fi
 if [[ $steps == *,triton,* ]]; then
   # The file protocol with Triton tl.dot GEMMs: BF16 (wgmma) and FP32 input_precision="ieee".
