@@ -30,7 +30,7 @@ Split split(float f) {
 }
 
 // significand * 2^exponent in units of 2^-298. A product or addend of binary32 values is a multiple of
-// 2^-298, so a right shift only drops zero bits; the assert checks exactly that claim of numerics §3.
+// 2^-298, so a right shift only drops zero bits; the assert checks exactly that claim of docs/numerics.md §3.
 BoostExactInt to_units(std::uint64_t significand, int exponent) {
   BoostExactInt v = significand;
   const int shift = exponent - kBoostLsbExponent;

@@ -10,7 +10,7 @@ namespace ordo::oracle {
 
 // The third exact engine, written apart from the other two so that a bug shared by them is unlikely
 // to be shared by this one too: sum = sum_k x[k] * w[k] (+ bias) as a Boost.Multiprecision integer in
-// units of 2^-298 (every binary32 product is an integer multiple of it, numerics §3). Operands are taken
+// units of 2^-298 (every binary32 product is an integer multiple of it, docs/numerics.md §3). Operands are taken
 // apart with std::frexp (not by their bits, as the superaccumulator does), products are formed as
 // integers (not in binary64, as the MPFR engine does), and the read-outs round from the integer with
 // their own round-to-nearest-even code (not MPFR's, not the superaccumulator's).

@@ -10,7 +10,7 @@ namespace ordo::oracle {
 namespace {
 
 void require_exact(int ternary, const char* what) {
-  // A non-zero ternary value means MPFR rounded: the precision argument of numerics §3 failed.
+  // A non-zero ternary value means MPFR rounded: the precision argument of docs/numerics.md §3 failed.
   if (ternary != 0) throw std::logic_error(std::string("exact oracle rounded in ") + what);
 }
 

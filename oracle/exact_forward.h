@@ -9,7 +9,7 @@
 namespace ordo::oracle {
 
 // Exact value of one forward output y = sum_k x[k]*w[k] + b, computed with MPFR at a precision where
-// no operation rounds (numerics §3). The judgement against a contract's bound: oracle/plan_error_bound.h.
+// no operation rounds (docs/numerics.md §3). The judgement against a contract's bound: oracle/plan_error_bound.h.
 enum class ElementClass {
   finite,         // inputs finite, the candidate finite: the bound applies and is checked
   nonfinite_input,  // a NaN or Inf among the inputs: no exact real value; bitwise checks only

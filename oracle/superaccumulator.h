@@ -7,7 +7,7 @@ namespace ordo::oracle {
 
 // The exact sum of products of binary32 values (bfloat16 values are a subset) and of binary32
 // addends, held as a fixed-point integer in units of 2^-298, the lowest bit a product of two binary32
-// subnormals can have (numerics §3). A product is a 48-bit integer times 2^(e_a + e_b), so adding it
+// subnormals can have (docs/numerics.md §3). A product is a 48-bit integer times 2^(e_a + e_b), so adding it
 // touches three 32-bit chunks; chunks are 64-bit with ample headroom and carries are propagated
 // only every 2^29 additions (the "small superaccumulator" of Neal, arXiv 1505.05571, adapted to
 // products). Nothing is ever rounded until a result is read out, and each read-out rounds once.

@@ -54,7 +54,7 @@ float round_toward_zero(bool negative, std::uint64_t mag, int scale) {
   const std::uint32_t sign = negative ? 0x80000000u : 0u;
   const int msb = 63 - std::countl_zero(mag);
   const int ex = msb + scale;  // |x| in [2^ex, 2^(ex+1))
-  // numerics.md §2 step 4: |x| >= 2^128 -> +-Inf (IEEE RZ would give FLT_MAX; see the header).
+  // docs/numerics.md §2 step 4: |x| >= 2^128 -> +-Inf (IEEE RZ would give FLT_MAX; see the header).
   if (ex >= 128) return float_of(sign | 0x7F800000u);
   std::uint64_t m;
   std::uint32_t field;

@@ -4,7 +4,7 @@
 namespace ordo::oracle {
 
 // Host model of the BF16 tensor-core "truncated fused dot-product-add" (T-FDPA), written from the
-// published description in shared/design/numerics.md §2 (MMA-Sim, Khattak & Mikaitis, Fasi et al.).
+// published description in docs/numerics.md §2 (MMA-Sim, Khattak & Mikaitis, Fasi et al.).
 // One step fuses L exact products and the FP32 accumulator C:
 //   1. special values first: any NaN, Inf*0, or +Inf and -Inf both present -> NaN (0x7FFFFFFF);
 //      any other Inf -> that Inf;
@@ -19,7 +19,7 @@ struct TcFdpaParams {
   int e_zero;  // exponent given to a zero product or a zero accumulator
 };
 
-// numerics.md §2 table. sm_90's set reproduced 2.56M mma.sync and 196,608 wgmma outputs on an H200.
+// docs/numerics.md §2 table. sm_90's set reproduced 2.56M mma.sync and 196,608 wgmma outputs on an H200.
 inline constexpr TcFdpaParams tc_fdpa_params_sm80() { return {8, 24, -132}; }
 inline constexpr TcFdpaParams tc_fdpa_params_sm90() { return {16, 25, -133}; }
 
@@ -33,10 +33,10 @@ void validate_tc_fdpa_params(const TcFdpaParams& p);
 // missing products are zero products, which never change E (see tc_fdpa_model.cpp), so a short step
 // equals a zero-padded one.
 //
-// Signed zeros: an exact zero sum gives +0 whatever the signs of the terms (numerics.md §2 leaves the
-// hardware's sign of an exact zero open: a choice, to be probed on the GPU). A non-zero sum that
+// Signed zeros: an exact zero sum gives +0 whatever the signs of the terms (docs/numerics.md §2: the
+// hardware's sign of an exact zero, as `ordo probe` measured it on an H200). A non-zero sum that
 // truncates to zero is +0 too (not -0, as IEEE round-toward-zero would give): measured on an H200.
-// Overflow: a sum with |x| >= 2^128 gives +-Inf, following numerics.md §2, although IEEE
+// Overflow: a sum with |x| >= 2^128 gives +-Inf, following docs/numerics.md §2, although IEEE
 // round-toward-zero would give +-FLT_MAX; values in [FLT_MAX, 2^128) truncate to FLT_MAX.
 float tc_fdpa_step(const TcFdpaParams& p, const float* a, const float* b, int n, float c);
 

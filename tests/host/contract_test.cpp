@@ -56,7 +56,7 @@ TEST(Contracts, EveryBuiltInIsRegisteredOnceFindableAndWellFormed) {
   for (const Contract* c : forward_contracts()) EXPECT_EQ(c->kind, ContractKind::forward) << c->id;
 }
 
-// The measured tensor-core parameters are data in the rows (numerics: sm_80 L=8 F=24 e_zero=-132,
+// The measured tensor-core parameters are data in the rows (docs/numerics.md §2: sm_80 L=8 F=24 e_zero=-132,
 // sm_90 L=16 F=25 e_zero=-133; k16 instructions). A typo here would show up as golden-vector mismatches too.
 TEST(Contracts, TensorCoreRowsCarryTheMeasuredParameters) {
   for (const Contract* c : {&contract_fwd_bf16_tc_fdpa_sm80(), &contract_bwd_dx_bf16_tc_fdpa_sm80(),

@@ -86,7 +86,7 @@ TEST(PlanEmulator, TheBiasAsInitialAccumulatorIsNotTheBiasAfter) {
 }
 
 // A tensor-core step truncates every term below 2^(E-25): C = 2^-30 next to products 1 and -1 is lost
-// inside one 16-wide step (numerics: measured on an H200), but kept when the products sit in another
+// inside one 16-wide step (docs/numerics.md §2: measured on an H200), but kept when the products sit in another
 // segment, whose partial sum is exactly 0.
 TEST(PlanEmulator, TensorCoreSegmentsKeepWhatOneStepTruncates) {
   ReductionPlan tc = contract_fwd_bf16_tc_fdpa_sm90().plan;

@@ -102,7 +102,7 @@ TEST(TcFdpaModel, SubnormalInputDecomposesWithExponentMinus126) {
 }
 
 TEST(TcFdpaModel, OverflowGivesInfinityPerNumericsNote) {
-  // 2^127 * 2 + 2^127 * 2 = 2^129 >= 2^128 -> +Inf (numerics.md §2; IEEE RZ would give FLT_MAX).
+  // 2^127 * 2 + 2^127 * 2 = 2^129 >= 2^128 -> +Inf (docs/numerics.md §2; IEEE RZ would give FLT_MAX).
   EXPECT_EQ(step(kSm90, {p2(127), p2(127)}, {2.0f, 2.0f}, 0.0f), INFINITY);
   // Products above FLT_MAX that cancel are fine: the sum is exact.
   EXPECT_EQ(step(kSm90, {p2(127), p2(127), 1.0f}, {p2(10), -p2(10), 3.0f}, 0.0f), 0.0f);  // 3 lost
