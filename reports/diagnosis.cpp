@@ -8,8 +8,6 @@
 namespace ordo::reports {
 namespace {
 
-using properties::PropertyKind;
-using properties::Verdict;
 
 // What a rule asks of the error-bound rows of the same subject and contract: a bitwise mismatch means
 // another order when the bound held, a wrong result when it did not.
@@ -68,10 +66,10 @@ bool ends_with(std::string_view s, std::string_view tail) {
 // The verdict of the error-bound rows of the row's subject and contract: violated if any failed, held if
 // any passed and none failed, any (unknown) when there is none. A bound row is known by its kind, or by its
 // name where an older report did not record the kind of a row that passed.
-BoundRows bound_rows_of(const Report& r, const properties::PropertyRun& run) {
+BoundRows bound_rows_of(const Report& r, const PropertyRun& run) {
   bool held = false;
   for (const ResultRow& other : r.results) {
-    const properties::PropertyRun& o = other.run;
+    const PropertyRun& o = other.run;
     const bool bound = o.kind == PropertyKind::bound || ends_with(o.name, "within_error_bound");
     if (!bound || o.expect_failure || o.kernel != run.kernel || o.contract != run.contract || &o == &run) continue;
     const Verdict v = o.verdict();
@@ -85,7 +83,7 @@ BoundRows bound_rows_of(const Report& r, const properties::PropertyRun& run) {
 
 std::string diagnosis(const Report& r, std::size_t row) {
   if (row >= r.results.size()) return "";
-  const properties::PropertyRun& run = r.results[row].run;
+  const PropertyRun& run = r.results[row].run;
   if (!row_fails(run)) return "";
   const Verdict verdict = run.verdict();
   const BoundRows bound = bound_rows_of(r, run);

@@ -47,7 +47,7 @@ std::string with_backticks_as_code(const std::string& text) {
   return out + escape(text.substr(from)) + (in_code ? "</code>" : "");
 }
 
-std::string failure_item(const properties::FailureRecord& f, std::size_t k) {
+std::string failure_item(const FailureRecord& f, std::size_t k) {
   std::ostringstream h;
   const std::vector<std::string> lines = detail_lines(f.detail);
   h << "<li class=\"failure\" data-failure=\"" << k << "\"><p><code data-field=\"original\">" << escape(failure_id(f))
@@ -66,7 +66,7 @@ std::string failure_item(const properties::FailureRecord& f, std::size_t k) {
 }
 
 void row_failures(std::ostringstream& h, const Report& r, std::size_t i) {
-  const properties::PropertyRun& run = r.results[i].run;
+  const PropertyRun& run = r.results[i].run;
   const bool caught = run.expect_failure && run.passed();
   h << "<article class=\"row-failures\" id=\"failures-" << i << "\" data-row=\"" << i << "\" data-property=\""
     << escape(run.name) << "\" data-kernel=\"" << escape(run.kernel) << "\" data-verdict=\"" << r.results[i].verdict()
@@ -103,7 +103,7 @@ std::string html_failures(const Report& r) {
   std::ostringstream h;
   bool any = false;
   for (std::size_t i = 0; i < r.results.size(); ++i) {
-    const properties::PropertyRun& run = r.results[i].run;
+    const PropertyRun& run = r.results[i].run;
     if (!row_fails(run) && run.failures.empty()) continue;
     if (!any) h << "<section id=\"failures\">\n<h2>Failures</h2>\n";
     any = true;

@@ -125,9 +125,9 @@ void results_table(std::ostringstream& h, const Report& r) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const ResultRow& row = r.results[i];
     const auto& run = row.run;
-    const properties::Verdict v = run.verdict();
-    const char* cls = v == properties::Verdict::pass                      ? "pass"
-                      : properties::row_lets_run_pass(v, run.skip_reason) ? "not-run"
+    const Verdict v = run.verdict();
+    const char* cls = v == Verdict::pass                      ? "pass"
+                      : row_lets_run_pass(v, run.skip_reason) ? "not-run"
                                                                           : "fails";
     h << "<tr id=\"result-" << i << "\" class=\"" << cls << "\" data-row=\"" << i << "\" data-property=\""
       << escape(run.name) << "\" data-kernel=\"" << escape(run.kernel) << "\" data-contract=\"" << escape(run.contract)
@@ -186,11 +186,11 @@ void selftest_section(std::ostringstream& h, const Report& r, const ReportSummar
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& run = r.results[i].run;
     if (!run.expect_failure) continue;
-    const bool killed = run.verdict() == properties::Verdict::pass;
+    const bool killed = run.verdict() == Verdict::pass;
     const std::string family = killed && !run.failures.empty() ? run.failures[0].family : "";
     h << "<tr data-row=\"" << i << "\" data-kernel=\"" << escape(run.kernel) << "\" data-verdict=\""
       << r.results[i].verdict() << "\">" << text_cell("kernel", run.kernel, true) << text_cell("backend", run.backend)
-      << text_cell("verdict", std::string(properties::mutant_outcome(run.verdict())))
+      << text_cell("verdict", std::string(reports::mutant_outcome(run.verdict())))
       << text_cell("property", killed ? run.name : "-")
       << text_cell("failures[0].family", family.empty() ? "-" : family) << num_cell("cases", std::to_string(run.cases))
       << num_cell("seconds", format_value(run.seconds)) << "</tr>\n";

@@ -9,19 +9,19 @@ std::string report_verdict(const Report& r) {
   return r.any_inconclusive() ? "pass_with_inconclusive" : "pass";
 }
 
-std::string_view kind_name(properties::PropertyKind k) {
+std::string_view kind_name(PropertyKind k) {
   switch (k) {
-    case properties::PropertyKind::bitwise: return "bitwise";
-    case properties::PropertyKind::bound: return "bound";
-    case properties::PropertyKind::invariance: return "invariance";
-    case properties::PropertyKind::scenario: return "scenario";
+    case PropertyKind::bitwise: return "bitwise";
+    case PropertyKind::bound: return "bound";
+    case PropertyKind::invariance: return "invariance";
+    case PropertyKind::scenario: return "scenario";
   }
   return "bitwise";
 }
 
-bool parse_kind(std::string_view name, properties::PropertyKind* k) {
-  for (properties::PropertyKind c : {properties::PropertyKind::bitwise, properties::PropertyKind::bound,
-                                     properties::PropertyKind::invariance, properties::PropertyKind::scenario})
+bool parse_kind(std::string_view name, PropertyKind* k) {
+  for (PropertyKind c : {PropertyKind::bitwise, PropertyKind::bound,
+                                     PropertyKind::invariance, PropertyKind::scenario})
     if (kind_name(c) == name) {
       *k = c;
       return true;
@@ -59,9 +59,9 @@ nlohmann::json to_json(const Report& r) {
 
   json results = json::array();
   for (const ResultRow& row : r.results) {
-    const properties::PropertyRun& run = row.run;
+    const PropertyRun& run = row.run;
     json failures = json::array();
-    for (const properties::FailureRecord& f : run.failures) {
+    for (const FailureRecord& f : run.failures) {
       json failure = {{"reproduce", f.reproduce}, {"detail", f.detail}, {"original", f.original},
                       {"minimised", f.minimised}, {"shrink_steps", f.shrink_steps}};
       // The value family of the failing case; absent where unknown (a file check, an older report read back).

@@ -37,7 +37,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 // Heading, verdict, diagnosis and failing ids of a row: always shown for a row that failed.
 std::string row_head(const Report& r, std::size_t i) {
-  const properties::PropertyRun& run = r.results[i].run;
+  const PropertyRun& run = r.results[i].run;
   const bool caught = run.expect_failure && run.passed();
   std::ostringstream md;
   md << "\n#### " << markdown::code(markdown::clipped(run.name, kLineChars)) << " on "
@@ -58,7 +58,7 @@ std::string row_head(const Report& r, std::size_t i) {
 }
 
 // One failure in full: its case, the command that reproduces it, its detail one line per element.
-std::string failure_block(const properties::FailureRecord& f) {
+std::string failure_block(const FailureRecord& f) {
   std::ostringstream md;
   md << "\n"
      << markdown::code(markdown::clipped(failure_id(f), kLineChars)) << ":\n\n"
@@ -72,7 +72,7 @@ std::string failure_block(const properties::FailureRecord& f) {
 
 // Where the failures a row does not show are: "... 240 more failures in report.json (results[3].failures)
 // and report.html", and how many the run did not keep at all.
-std::string hidden_pointer(const properties::PropertyRun& run, std::size_t row, std::size_t shown) {
+std::string hidden_pointer(const PropertyRun& run, std::size_t row, std::size_t shown) {
   const std::size_t kept = run.failures.size();
   std::string out;
   if (shown < kept)
@@ -92,7 +92,7 @@ MarkdownFailures markdown_failures(const Report& r, std::size_t budget) {
   std::vector<std::size_t> order;
   for (const bool failing : {true, false})
     for (std::size_t i = 0; i < r.results.size(); ++i) {
-      const properties::PropertyRun& run = r.results[i].run;
+      const PropertyRun& run = r.results[i].run;
       if (row_fails(run) == failing && (failing || !run.failures.empty())) order.push_back(i);
     }
   MarkdownFailures out;
@@ -118,7 +118,7 @@ MarkdownFailures markdown_failures(const Report& r, std::size_t budget) {
   std::vector<bool> stopped(r.results.size(), false);
   for (std::size_t k = 0; k < kFailuresShownPerRow; ++k)
     for (std::size_t i : headed) {
-      const properties::PropertyRun& run = r.results[i].run;
+      const PropertyRun& run = r.results[i].run;
       if (stopped[i] || k >= run.failures.size()) continue;
       std::string block = failure_block(run.failures[k]);
       const std::size_t cost = block.size() + run.failures[k].reproduce.size() + 1;

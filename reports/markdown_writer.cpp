@@ -95,16 +95,16 @@ ReportSummary summarize(const Report& r) {
   s.seeds.push_back(r.seed);
   add_distinct(s.commands, r.command);
   for (const ResultRow& row : r.results) {
-    const properties::PropertyRun& run = row.run;
-    const properties::Verdict v = run.verdict();
+    const PropertyRun& run = row.run;
+    const Verdict v = run.verdict();
     ++s.rows;
-    if (v == properties::Verdict::pass)
+    if (v == Verdict::pass)
       ++s.passed_rows;
-    else if (properties::row_lets_run_pass(v, run.skip_reason))
+    else if (row_lets_run_pass(v, run.skip_reason))
       ++s.not_run_rows;
     else {
       ++s.failing_rows;
-      ++s.failing_verdicts[std::string(properties::verdict_name(v))];
+      ++s.failing_verdicts[std::string(verdict_name(v))];
     }
     s.elements += run.elements;
     add_distinct(s.properties, run.name);
@@ -126,21 +126,21 @@ ReportSummary summarize(const Report& r) {
       auto [it, fresh] = s.tightness[run.contract].emplace(family, ratio);
       if (!fresh && !(it->second >= ratio)) it->second = ratio;  // NaN wins: it must be seen
     }
-    for (const properties::FailureRecord& f : run.failures) {
+    for (const FailureRecord& f : run.failures) {
       add_distinct(s.commands, f.reproduce);
       std::uint64_t seed = 0;
       if (seed_in(f.reproduce, &seed) && seen_seeds.insert(seed).second) s.seeds.push_back(seed);
     }
   }
-  std::vector<properties::PropertyRun> runs;
+  std::vector<PropertyRun> runs;
   for (const ResultRow& row : r.results) runs.push_back(row.run);
-  s.selftest = properties::summarize_selftest(runs);
+  s.selftest = reports::summarize_selftest(runs);
   s.headline = headline(r, s);
   return s;
 }
 
 std::string selftest_line(const ReportSummary& s) {
-  const properties::SelftestSummary& t = s.selftest;
+  const reports::SelftestSummary& t = s.selftest;
   std::ostringstream l;
   l << t.mutants << (t.mutants == 1 ? " mutant: " : " mutants: ") << t.killed << " killed, " << t.survived
     << " survived, " << t.not_run << " not run, " << t.tool_errors << " could not be checked";
@@ -230,8 +230,8 @@ std::string markdown_before_failures(const Report& r, const ReportSummary& s) {
     for (const ResultRow& row : r.results) {
       const auto& run = row.run;
       if (!run.expect_failure) continue;
-      const bool killed = run.verdict() == properties::Verdict::pass;
-      md << "| `" << cell(run.kernel) << "` | " << cell(run.backend) << " | " << properties::mutant_outcome(run.verdict()) << " | "
+      const bool killed = run.verdict() == Verdict::pass;
+      md << "| `" << cell(run.kernel) << "` | " << cell(run.backend) << " | " << reports::mutant_outcome(run.verdict()) << " | "
          << (killed ? cell(run.name) : "-") << " | "
          << (killed && !run.failures.empty() && !run.failures[0].family.empty() ? cell(run.failures[0].family) : "-")
          << " | " << run.cases << " | " << svg::format_value(run.seconds) << " |\n";

@@ -4,7 +4,7 @@
 
 namespace ordo::reports {
 
-std::string ResultRow::verdict() const { return std::string(properties::verdict_name(run.verdict())); }
+std::string ResultRow::verdict() const { return std::string(verdict_name(run.verdict())); }
 
 bool Report::nothing_ran() const {
   for (const ResultRow& r : results)
@@ -15,7 +15,7 @@ bool Report::nothing_ran() const {
 bool Report::all_passed() const {
   if (interrupted || results.empty() || nothing_ran()) return false;
   for (const ResultRow& r : results)
-    if (!properties::row_lets_run_pass(r.run.verdict(), r.run.skip_reason)) return false;
+    if (!row_lets_run_pass(r.run.verdict(), r.run.skip_reason)) return false;
   return true;
 }
 

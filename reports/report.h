@@ -10,16 +10,16 @@
 
 #include "core/build_info.h"
 #include "core/environment.h"
-#include "properties/property_runner.h"
-#include "properties/selftest_summary.h"
+#include "core/run_record.h"
+#include "reports/selftest_summary.h"
 
 namespace ordo::reports {
 
 // A row of the report: one property on one subject, with the evidence its verdict is computed from
 // (properties/verdict.h: the one place verdicts are decided).
 struct ResultRow {
-  properties::PropertyRun run;
-  std::string verdict() const;  // properties::verdict_name of run.verdict()
+  PropertyRun run;
+  std::string verdict() const;  // verdict_name of run.verdict()
 };
 
 // The build that ran: written into the report's "tool" object. A report read back from a file keeps the
@@ -54,7 +54,7 @@ struct Report {
   std::vector<TimelinePoint> timeline;  // campaigns only; written when non-empty
 
   bool interrupted = false;     // stopped by SIGINT or SIGTERM: the rows so far, never a pass
-  // Every row passed, or did not run for a stated reason (properties::row_lets_run_pass); never with no
+  // Every row passed, or did not run for a stated reason (row_lets_run_pass); never with no
   // rows, when interrupted, or when nothing ran at all (no GPU for a GPU-only subject: inconclusive).
   bool all_passed() const;
   // No row ran a single case (every row skipped, with or without a reason).
@@ -81,7 +81,7 @@ struct ReportSummary {
   std::map<std::string, std::map<std::string, double>> tightness;  // contract -> family -> max error/bound
   std::vector<std::uint64_t> seeds;   // the report's, then any other that a reproduce command names
   std::vector<std::string> commands;  // the report's command, then every failure's reproduce
-  properties::SelftestSummary selftest;  // over the rows of deliberately broken subjects (none: mutants == 0)
+  reports::SelftestSummary selftest;  // over the rows of deliberately broken subjects (none: mutants == 0)
 };
 ReportSummary summarize(const Report& r);
 // "4 failed (all in self-tests, whose broken subjects must fail)"
@@ -113,7 +113,7 @@ std::string to_html(const Report& r);
 std::string report_verdict(const Report& r);
 // The name of a property kind in the JSON ("bitwise", "bound", "invariance", "scenario"), and back
 // (false for a name that is none of them).
-std::string_view kind_name(properties::PropertyKind k);
-bool parse_kind(std::string_view name, properties::PropertyKind* k);
+std::string_view kind_name(PropertyKind k);
+bool parse_kind(std::string_view name, PropertyKind* k);
 
 }  // namespace ordo::reports

@@ -144,13 +144,13 @@ class Fields {
   const std::string& source_;
 };
 
-properties::Verdict parse_verdict(const Fields& f, const std::string& key) {
+Verdict parse_verdict(const Fields& f, const std::string& key) {
   const std::string name = f.string(key);
-  for (properties::Verdict v :
-       {properties::Verdict::pass, properties::Verdict::mismatch, properties::Verdict::bound_violation,
-        properties::Verdict::expected_rejection_missing, properties::Verdict::mutant_missed,
-        properties::Verdict::subject_fault, properties::Verdict::inconclusive, properties::Verdict::tool_error})
-    if (properties::verdict_name(v) == name) return v;
+  for (Verdict v :
+       {Verdict::pass, Verdict::mismatch, Verdict::bound_violation,
+        Verdict::expected_rejection_missing, Verdict::mutant_missed,
+        Verdict::subject_fault, Verdict::inconclusive, Verdict::tool_error})
+    if (verdict_name(v) == name) return v;
   f.fail(f.name(key), "unknown verdict \"" + name + "\"");
 }
 
@@ -185,8 +185,8 @@ Environment read_environment(const Fields& f) {
   return e;
 }
 
-properties::FailureRecord read_failure(const Fields& f) {
-  properties::FailureRecord r;
+FailureRecord read_failure(const Fields& f) {
+  FailureRecord r;
   r.reproduce = f.string("reproduce");
   r.detail = f.string("detail");
   r.original = f.string("original");
@@ -200,7 +200,7 @@ properties::FailureRecord read_failure(const Fields& f) {
 
 ResultRow read_row(const Fields& f) {
   ResultRow row;
-  properties::PropertyRun& run = row.run;
+  PropertyRun& run = row.run;
   run.name = f.string("property");
   run.description = f.string("description");
   run.kernel = f.string("kernel");
@@ -232,21 +232,21 @@ ResultRow read_row(const Fields& f) {
   for (std::size_t i = 0; i < f.array("failures").size(); ++i)
     run.failures.push_back(read_failure(f.element("failures", i)));
 
-  const properties::Verdict stored = parse_verdict(f, "verdict");
+  const Verdict stored = parse_verdict(f, "verdict");
   if (f.find("kind", Need::optional)) {
     const std::string kind = f.string("kind");
     if (!parse_kind(kind, &run.kind)) f.fail(f.name("kind"), "unknown property kind \"" + kind + "\"");
   } else {
     // Reports before "kind" was written: a failing verdict names the kind; otherwise it does not matter
     // to the verdict, and bitwise stands in.
-    run.kind = stored == properties::Verdict::bound_violation              ? properties::PropertyKind::bound
-               : stored == properties::Verdict::expected_rejection_missing ? properties::PropertyKind::scenario
-                                                                           : properties::PropertyKind::bitwise;
+    run.kind = stored == Verdict::bound_violation              ? PropertyKind::bound
+               : stored == Verdict::expected_rejection_missing ? PropertyKind::scenario
+                                                                           : PropertyKind::bitwise;
   }
   if (run.verdict() != stored)
-    f.fail(f.name("verdict"), "\"" + std::string(properties::verdict_name(stored)) +
+    f.fail(f.name("verdict"), "\"" + std::string(verdict_name(stored)) +
                                   "\" does not follow from the row's counts, which give \"" +
-                                  std::string(properties::verdict_name(run.verdict())) + "\"");
+                                  std::string(verdict_name(run.verdict())) + "\"");
   return row;
 }
 

@@ -47,7 +47,7 @@ std::string grouped(std::int64_t n) {
   return n < 0 ? "-" + out : out;
 }
 
-bool counts_relations(const properties::PropertyRun& run) { return run.unit == "relations"; }
+bool counts_relations(const PropertyRun& run) { return run.unit == "relations"; }
 
 std::string unit_for(std::int64_t n, const std::string& unit) {
   if (n != 1 || unit.empty() || unit.back() != 's') return unit;
@@ -57,19 +57,19 @@ std::string unit_for(std::int64_t n, const std::string& unit) {
 
 std::string count_text(std::int64_t n, const std::string& unit) { return grouped(n) + " " + unit_for(n, unit); }
 
-bool row_fails(const properties::PropertyRun& run) {
-  return !properties::row_lets_run_pass(run.verdict(), run.skip_reason);
+bool row_fails(const PropertyRun& run) {
+  return !row_lets_run_pass(run.verdict(), run.skip_reason);
 }
 
-std::string failure_id(const properties::FailureRecord& f) {
+std::string failure_id(const FailureRecord& f) {
   if (f.case_index >= 0) return "case " + std::to_string(f.case_index);
   return f.original;
 }
 
-std::vector<std::string> failing_ids(const properties::PropertyRun& run) {
+std::vector<std::string> failing_ids(const PropertyRun& run) {
   std::vector<std::string> ids;
   ids.reserve(run.failures.size());
-  for (const properties::FailureRecord& f : run.failures) ids.push_back(failure_id(f));
+  for (const FailureRecord& f : run.failures) ids.push_back(failure_id(f));
   return ids;
 }
 
@@ -101,11 +101,11 @@ CompactIds compact_ids(const std::vector<std::string>& ids, std::size_t max_item
   return out;
 }
 
-std::string failed_count_text(const properties::PropertyRun& run) {
+std::string failed_count_text(const PropertyRun& run) {
   return grouped(run.failed) + " of " + count_text(run.cases, run.unit) + " failed";
 }
 
-std::string failing_ids_label(const properties::PropertyRun& run) {
+std::string failing_ids_label(const PropertyRun& run) {
   std::string label = "failing " + run.unit;
   const auto kept = static_cast<std::int64_t>(run.failures.size());
   if (kept < run.failed) label += " (first " + grouped(kept) + " of " + grouped(run.failed) + ")";

@@ -11,7 +11,7 @@ nlohmann::json summary_json(const Report& r) {
   std::int64_t subject_faults = 0;
   json rows = json::array();
   for (std::size_t i = 0; i < r.results.size(); ++i) {
-    const properties::PropertyRun& run = r.results[i].run;
+    const PropertyRun& run = r.results[i].run;
     subject_faults += run.subject_faults;
     rows.push_back({{"property", run.name},
                     {"kernel", run.kernel},

@@ -16,7 +16,7 @@ namespace ordo::reports {
 //              relations: `ordo check`'s invariance rows, never added into cases); subject_faults (of the
 //              failed cases and relations: the subject itself faulted)
 //   rows       one per report row, in report order:
-//     property, kernel, contract, verdict (properties::verdict_name), unit ("cases" or "relations"),
+//     property, kernel, contract, verdict (verdict_name), unit ("cases" or "relations"),
 //     count (cases or relations run), failed, subject_faults,
 //     fails      whether the row fails the run (a passing self-test has failed > 0 and does not),
 //     failing_ids  the ids of the failures the row kept ("c0012", "c0003 vs c0010", "case 17"), in order;

@@ -226,7 +226,7 @@ int run_check(const CheckCommand& o) {
     report.level = folder.manifest().level;
     report.started_at = reports::utc_now_iso8601();
     report.environment = probe_environment(false);
-    for (properties::PropertyRun& r : properties::check_folder(folder, fo)) report.results.push_back({std::move(r)});
+    for (PropertyRun& r : properties::check_folder(folder, fo)) report.results.push_back({std::move(r)});
     if (report.results.empty()) {
       std::fprintf(stderr, "ordo check: nothing to judge: no contract (--contract none) and no relations among the selected cases\n");
       return kExitUsage;

@@ -314,7 +314,7 @@ int run_fuzz(FuzzOptions o) {
   for (const auto& s : states) seconds = std::max(seconds, s.seconds_before);
   report.seconds = seconds;
   report.interrupted = interrupt.stopped();
-  for (properties::PropertyRun& r : properties::merged_runs(specs, states)) report.results.push_back({std::move(r)});
+  for (PropertyRun& r : properties::merged_runs(specs, states)) report.results.push_back({std::move(r)});
   for (const properties::PropertySpec& s : not_runnable)
     report.results.push_back({properties::not_run(s, co.cases >= 0 ? co.cases : 0, "not run: " + s.not_runnable)});
   std::int64_t cases = 0;

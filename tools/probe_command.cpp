@@ -48,12 +48,12 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
   po.device_sm = report.environment.gpu->sm;
   std::printf("ordo probe: %s (sm_%d), %d random tiles (%d outputs), seed %llu\n", report.environment.gpu->name.c_str(),
               po.device_sm, o.tiles, o.tiles * 256, static_cast<unsigned long long>(o.seed));
-  auto add = [&report](properties::PropertyRun run) {
+  auto add = [&report](PropertyRun run) {
     reports::ResultRow row{std::move(run)};
     print_row(row);
     report.results.push_back(std::move(row));
   };
-  for (properties::PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) add(std::move(run));
+  for (PropertyRun& run : properties::run_tc_probe(&kernels::run_bf16_mma_tiles, po)) add(std::move(run));
   // wgmma, through the sm90 wgmma tile's own pipeline in probe mode, in every instruction form the
   // forward, dX and dW variants issue: the same measurements, and whether a disabled accumulator (scale-d = 0)
   // equals C = +0.
@@ -72,7 +72,7 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
       const properties::TileRunner disabled = [form](const auto& a, const auto& bt, const auto& c, auto& d, int tiles) {
         return kernels::run_bf16_wgmma_tiles(a, bt, c, d, tiles, true, form);
       };
-      for (properties::PropertyRun& run : properties::run_tc_probe(with_c, pw)) add(std::move(run));
+      for (PropertyRun& run : properties::run_tc_probe(with_c, pw)) add(std::move(run));
       add(properties::run_accumulator_disabled_probe(with_c, disabled, pw));
     }
   } else {

@@ -48,10 +48,10 @@ reports::Report build_report(const std::vector<properties::EntryReplay>& replays
   report.started_at = reports::utc_now_iso8601();
   report.seconds = seconds;
   report.environment = probe_environment(false);
-  std::map<int, properties::PropertyRun> rows;  // by kind; entries of unreadable kind (99) last
+  std::map<int, PropertyRun> rows;  // by kind; entries of unreadable kind (99) last
   for (const properties::EntryReplay& r : replays) {
     const int key = r.kind ? static_cast<int>(*r.kind) : 99;
-    properties::PropertyRun& run = rows[key];
+    PropertyRun& run = rows[key];
     if (run.name.empty()) {
       run.name = "corpus.replay." + (r.kind ? std::string(properties::entry_kind_name(*r.kind)) : std::string("unreadable"));
       run.description = row_description(r.kind);
@@ -64,7 +64,7 @@ reports::Report build_report(const std::vector<properties::EntryReplay>& replays
     run.elements += r.elements;
     if (r.outcome == properties::ReplayOutcome::pass) continue;
     (r.outcome == properties::ReplayOutcome::mismatch ? run.failed : run.tool_errors) += 1;
-    properties::FailureRecord f;
+    FailureRecord f;
     f.reproduce = "ordo replay " + r.path;
     // An entry is its own minimal reproducer: the report names it and what was wrong with it.
     f.original = r.path;

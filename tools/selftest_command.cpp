@@ -50,9 +50,9 @@ void require_known(const std::vector<std::string>& given, const std::vector<std:
   }
 }
 
-properties::PropertyRun not_run_row(const mutants::MutantInfo& m, const std::string& backend, std::int64_t budget,
+PropertyRun not_run_row(const mutants::MutantInfo& m, const std::string& backend, std::int64_t budget,
                                     const std::string& why) {
-  properties::PropertyRun row;
+  PropertyRun row;
   row.name = "selftest.suite";
   row.description = "MUTANT: " + m.defect;
   row.kernel = m.id;
@@ -177,7 +177,7 @@ int run_selftest(const SelftestOptions& o) {
         }
       };
     const std::string backend = side == "gpu" ? "cuda" : "host-mutant";
-    properties::PropertyRun row;
+    PropertyRun row;
     if (!jobs[i].skip.empty()) {
       row = not_run_row(m, backend, ho.budget, jobs[i].skip);
     } else if (!suites[i]->not_run.empty()) {
@@ -196,7 +196,7 @@ int run_selftest(const SelftestOptions& o) {
   }
   report.seconds = elapsed();
   report.interrupted = interrupt.stopped();
-  std::vector<properties::PropertyRun> rows;
+  std::vector<PropertyRun> rows;
   for (const reports::ResultRow& r : report.results) rows.push_back(r.run);
   print_selftest_summary(rows);
   try {

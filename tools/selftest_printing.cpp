@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "properties/selftest_summary.h"
+#include "reports/selftest_summary.h"
 
 namespace ordo::tools {
 namespace {
@@ -13,22 +13,22 @@ std::string first_line(const std::string& s, std::size_t max) {
   return line.size() > max ? line.substr(0, max - 3) + "..." : line;
 }
 
-std::string label(properties::Verdict v) {
-  std::string s(properties::mutant_outcome(v));
+std::string label(Verdict v) {
+  std::string s(reports::mutant_outcome(v));
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
 
 }  // namespace
 
-void print_mutant_row(const properties::PropertyRun& row, const std::string& side) {
-  const properties::Verdict v = row.verdict();
+void print_mutant_row(const PropertyRun& row, const std::string& side) {
+  const Verdict v = row.verdict();
   const std::string family = row.failures.empty() ? "-" : row.failures[0].family;
   std::printf("  %-8s %-42s %-4s %-42s %-14s %6lld cases %7.2f s\n", label(v).c_str(), row.kernel.c_str(), side.c_str(),
-              v == properties::Verdict::pass ? row.name.c_str() : "-",
-              v == properties::Verdict::pass ? family.c_str() : "-", static_cast<long long>(row.cases), row.seconds);
-  if (v == properties::Verdict::pass || v == properties::Verdict::tool_error) {
-    const properties::FailureRecord& f = row.failures.at(0);
+              v == Verdict::pass ? row.name.c_str() : "-",
+              v == Verdict::pass ? family.c_str() : "-", static_cast<long long>(row.cases), row.seconds);
+  if (v == Verdict::pass || v == Verdict::tool_error) {
+    const FailureRecord& f = row.failures.at(0);
     std::printf("           minimised: %s\n           %s\n",
                 first_line(f.minimised.empty() ? f.original : f.minimised, 150).c_str(),
                 first_line(f.detail, 150).c_str());
@@ -38,8 +38,8 @@ void print_mutant_row(const properties::PropertyRun& row, const std::string& sid
   std::fflush(stdout);
 }
 
-void print_selftest_summary(const std::vector<properties::PropertyRun>& rows) {
-  const properties::SelftestSummary s = properties::summarize_selftest(rows);
+void print_selftest_summary(const std::vector<PropertyRun>& rows) {
+  const reports::SelftestSummary s = reports::summarize_selftest(rows);
   std::printf("\nmutants: %lld; killed %lld, survived %lld, not run %lld, tool errors %lld\n",
               static_cast<long long>(s.mutants), static_cast<long long>(s.killed), static_cast<long long>(s.survived),
               static_cast<long long>(s.not_run), static_cast<long long>(s.tool_errors));

@@ -9,8 +9,8 @@
 
 namespace ordo::tools {
 
-void print_mutant_row(const properties::PropertyRun& row, const std::string& side);
-void print_selftest_summary(const std::vector<properties::PropertyRun>& rows);
+void print_mutant_row(const PropertyRun& row, const std::string& side);
+void print_selftest_summary(const std::vector<PropertyRun>& rows);
 void print_zoo(const std::vector<mutants::MutantInfo>& zoo);
 
 }  // namespace ordo::tools

@@ -209,9 +209,9 @@ int run_verify(VerifyOptions o) {
   std::int64_t cases = 0, failed_rows = 0, skipped_rows = 0;
   for (const auto& row : report.results) {
     cases += row.run.cases;
-    const properties::Verdict v = row.run.verdict();
-    failed_rows += properties::verdict_fails(v);
-    skipped_rows += v == properties::Verdict::inconclusive;
+    const Verdict v = row.run.verdict();
+    failed_rows += verdict_fails(v);
+    skipped_rows += v == Verdict::inconclusive;
   }
   std::printf("\n%s: %zu properties, %lld cases, %lld failed, %lld not run%s (%.1f s)\nreport: %s, %s\n",
               report.nothing_ran() ? "INCONCLUSIVE (nothing ran)" : report.all_passed() ? "PASS" : "FAIL",

@@ -210,7 +210,7 @@ TEST(PlanEmulator, TheSegmentContractFilePassesTheHostSuite) {
   ro.seed = 11;
   ro.cases_override = 60;
   for (const properties::PropertySpec& spec : suite.properties) {
-    const properties::PropertyRun run = properties::run_property(spec, ro);
+    const PropertyRun run = properties::run_property(spec, ro);
     EXPECT_TRUE(run.passed()) << spec.name << " on " << spec.contract << ": "
                               << (run.failures.empty() ? "" : run.failures[0].detail);
     EXPECT_EQ(run.cases, 60) << spec.name;

@@ -25,12 +25,12 @@ properties::Suite suite_of(const std::string& path) {
   return suite;
 }
 
-properties::PropertyRun run(const properties::Suite& suite, const std::string& name, std::int64_t cases = 40) {
+PropertyRun run(const properties::Suite& suite, const std::string& name, std::int64_t cases = 40) {
   for (const properties::PropertySpec& spec : suite.properties)
     if (spec.name == name) {
       properties::RunOptions ro;
       ro.seed = 3;
-      ro.cases_override = spec.kind == properties::PropertyKind::scenario ? -1 : cases;
+      ro.cases_override = spec.kind == PropertyKind::scenario ? -1 : cases;
       return properties::run_property(spec, ro);
     }
   ADD_FAILURE() << "no property " << name;
@@ -55,9 +55,9 @@ TEST(Plugins, TheCorrectPluginPassesEveryPropertyItsTraitsSelect) {
   for (const properties::PropertySpec& spec : suite.properties) {
     properties::RunOptions ro;
     ro.seed = 5;
-    ro.cases_override = spec.kind == properties::PropertyKind::scenario ? -1 : 40;
-    const properties::PropertyRun r = properties::run_property(spec, ro);
-    EXPECT_TRUE(r.passed()) << spec.name << " on " << spec.kernel << ": " << properties::verdict_name(r.verdict())
+    ro.cases_override = spec.kind == PropertyKind::scenario ? -1 : 40;
+    const PropertyRun r = properties::run_property(spec, ro);
+    EXPECT_TRUE(r.passed()) << spec.name << " on " << spec.kernel << ": " << verdict_name(r.verdict())
                             << (r.failures.empty() ? "" : ": " + r.failures[0].detail);
     ++ran;
   }
@@ -68,8 +68,8 @@ TEST(Plugins, TheCorrectPluginPassesEveryPropertyItsTraitsSelect) {
 
 TEST(Plugins, AnOrderThatSwitchesAtABatchSizeIsCaught) {
   const properties::Suite suite = suite_of(plugin("batch_switch"));
-  const properties::PropertyRun batch = run(suite, "forward.kernel_batch_invariance", 100);
-  EXPECT_EQ(batch.verdict(), properties::Verdict::mismatch);
+  const PropertyRun batch = run(suite, "forward.kernel_batch_invariance", 100);
+  EXPECT_EQ(batch.verdict(), Verdict::mismatch);
   ASSERT_FALSE(batch.failures.empty());
   // The counterexample is minimised: the batch of the failing case is still >= 64 rows, K tiny.
   EXPECT_NE(batch.failures[0].detail.find("batch of"), std::string::npos) << batch.failures[0].detail;
@@ -78,8 +78,8 @@ TEST(Plugins, AnOrderThatSwitchesAtABatchSizeIsCaught) {
 
 TEST(Plugins, AnUnwrittenOutputElementIsASubjectFault) {
   const properties::Suite suite = suite_of(plugin("short_write"));
-  const properties::PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
-  EXPECT_EQ(r.verdict(), properties::Verdict::subject_fault);
+  const PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
+  EXPECT_EQ(r.verdict(), Verdict::subject_fault);
   EXPECT_EQ(r.subject_faults, r.failed);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].detail.find("subject_fault: left 1 of"), std::string::npos) << r.failures[0].detail;
@@ -88,8 +88,8 @@ TEST(Plugins, AnUnwrittenOutputElementIsASubjectFault) {
 
 TEST(Plugins, AWriteOutsideTheOutputIsASubjectFault) {
   const properties::Suite suite = suite_of(plugin("overrun"));
-  const properties::PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
-  EXPECT_EQ(r.verdict(), properties::Verdict::subject_fault);
+  const PropertyRun r = run(suite, "forward.kernel_equals_emulator", 5);
+  EXPECT_EQ(r.verdict(), Verdict::subject_fault);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].detail.find("wrote outside its output y: 4 byte(s) in the 4096 bytes after it"),
             std::string::npos)

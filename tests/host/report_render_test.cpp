@@ -43,7 +43,7 @@ Report rich_report() {
   bound.run.backend = "emulator";
   bound.run.kernel = "host.emulator:fwd.f32.fma-chain/1";
   bound.run.contract = "fwd.f32.fma-chain/1";
-  bound.run.kind = properties::PropertyKind::bound;
+  bound.run.kind = PropertyKind::bound;
   bound.run.requested = bound.run.cases = 500;
   bound.run.failed = 1;
   bound.run.elements = 120359;
@@ -75,7 +75,7 @@ Report rich_report() {
   skipped.run.backend = "cuda";
   skipped.run.kernel = "sm80.fwd.bf16.mma-sync.32x32x16";
   skipped.run.contract = "fwd.bf16.tc-fdpa-sm80/1";
-  skipped.run.kind = properties::PropertyKind::invariance;
+  skipped.run.kind = PropertyKind::invariance;
   skipped.run.requested = skipped.run.skipped = 1000;
   skipped.run.skip_reason = "not run: this GPU is sm_90";
 
@@ -109,7 +109,7 @@ TEST(ReportReader, RoundTripGivesTheSameJson) {
   EXPECT_TRUE(std::isnan(back.results[0].run.max_relative_error));
   ASSERT_EQ(back.timeline.size(), 3u);
   EXPECT_EQ(back.timeline[2].cases, 2500);
-  EXPECT_EQ(back.results[2].run.kind, properties::PropertyKind::invariance);
+  EXPECT_EQ(back.results[2].run.kind, PropertyKind::invariance);
 }
 
 TEST(ReportReader, ToolRecordsTheBuild) {

@@ -18,9 +18,6 @@
 namespace ordo::reports {
 namespace {
 
-using properties::FailureRecord;
-using properties::PropertyKind;
-using properties::PropertyRun;
 
 std::string case_id(int i) {
   char buf[16];

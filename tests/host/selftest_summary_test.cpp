@@ -1,6 +1,6 @@
 // The self-test's summary (kill rate, median and maximum cases to kill) and its round trip through a
 // report: written as JSON, read back by the strict reader, rendered by both writers.
-#include "properties/selftest_summary.h"
+#include "reports/selftest_summary.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,10 @@
 
 namespace ordo::properties {
 namespace {
+using reports::median;
+using reports::mutant_outcome;
+using reports::SelftestSummary;
+using reports::summarize_selftest;
 
 PropertyRun mutant_row(const std::string& id, std::int64_t cases, bool killed, std::int64_t budget = 100) {
   PropertyRun r;

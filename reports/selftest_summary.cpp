@@ -1,8 +1,8 @@
-#include "properties/selftest_summary.h"
+#include "reports/selftest_summary.h"
 
 #include <algorithm>
 
-namespace ordo::properties {
+namespace ordo::reports {
 
 std::optional<double> median(std::vector<std::int64_t> values) {
   if (values.empty()) return std::nullopt;
@@ -66,4 +66,4 @@ SelftestSummary summarize_selftest(const std::vector<PropertyRun>& rows) {
   return s;
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::reports

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "properties/property_runner.h"
+#include "core/run_record.h"
 
-namespace ordo::properties {
+namespace ordo::reports {
 
 struct SelftestSummary {
   std::int64_t mutants = 0;  // rows with expect_failure
@@ -33,4 +33,4 @@ std::string_view mutant_outcome(Verdict v);
 // The median of `values` (nullopt when empty): the middle one, or the mean of the two middle ones.
 std::optional<double> median(std::vector<std::int64_t> values);
 
-}  // namespace ordo::properties
+}  // namespace ordo::reports

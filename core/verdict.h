@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ordo::properties {
+namespace ordo {
 
 enum class PropertyKind {
   bitwise,     // two implementations must give the same bits
@@ -44,4 +44,4 @@ bool verdict_fails(Verdict v);
 // inconclusive row without a reason (zero cases asked for, a run stopped early) fails the run.
 bool row_lets_run_pass(Verdict v, const std::string& skip_reason);
 
-}  // namespace ordo::properties
+}  // namespace ordo

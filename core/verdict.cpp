@@ -1,6 +1,6 @@
-#include "properties/verdict.h"
+#include "core/verdict.h"
 
-namespace ordo::properties {
+namespace ordo {
 
 Verdict compute_verdict(const RowEvidence& e) {
   if (e.tool_errors > 0) return Verdict::tool_error;
@@ -38,4 +38,4 @@ bool row_lets_run_pass(Verdict v, const std::string& skip_reason) {
   return v == Verdict::pass || (v == Verdict::inconclusive && !skip_reason.empty());
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo
