@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           ORDO_FUZZ_REQUIRE(c.forward.has_value(), "a forward contract's case is a forward problem");
           const ForwardProblem& p = *c.forward;
           ORDO_FUZZ_REQUIRE(p.shapes_consistent(), "the forward problem is shape-consistent");
-          ORDO_FUZZ_REQUIRE(oracle::check_dot_problem(k.plan, p).ok(), "the forward problem passes the contract");
+          ORDO_FUZZ_REQUIRE(check_dot_problem(k.plan, p).ok(), "the forward problem passes the contract");
           ORDO_FUZZ_REQUIRE(holds_exactly(c.expected.size(), p.M, p.N), "y holds M*N values");
           ORDO_FUZZ_REQUIRE(!c.expected_db.has_value(), "no db in a forward case");
           ORDO_FUZZ_REQUIRE(!bf16 || (all_bf16(p.x) && all_bf16(p.w)), "bf16 operands under a bf16 contract");

@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "core/problem.h"
+#include "core/problem_checks.h"
 #include "core/reduction_plan.h"
 #include "core/status.h"
 
 namespace ordo::oracle {
 
-// What the emulator refuses, first failure wins: inconsistent_size (shapes, overflow-safe), wrong_dtype
-// (an operand value that is not a bfloat16 under a bf16 plan, or an output dtype the plan does not
-// allow), unsupported_shape (a bias under a plan without one).
-Status check_dot_problem(const ReductionPlan& plan, const ForwardProblem& p, bool allow_empty_k = false);
 
 // Fast path: vectorised across output columns (lanes never mix: each lane is its own chain, so every
 // element keeps its order) and threaded over row blocks. `threads` = 0 uses all cores. The problem must

@@ -67,7 +67,7 @@ void read_forward(StrictObject& c, const Reader& r, CorpusCase& out) {
   e.no_unknown();
   c.no_unknown();
   if (!p.shapes_consistent()) c.fail("", "shapes inconsistent after reading (reader bug)");
-  if (const Status s = oracle::check_dot_problem(r.contract.plan, p); !s.ok())
+  if (const Status s = check_dot_problem(r.contract.plan, p); !s.ok())
     c.fail("", "refused by the contract's checks: " + s.to_string());
   out.forward = std::move(p);
 }

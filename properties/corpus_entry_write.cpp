@@ -233,7 +233,7 @@ CorpusEntry build_failure_entry(const FailureRecordInput& in, const ForwardProbl
       throw std::invalid_argument("add_failure_entry: observed is not [M, N]");
     // The case, with the emulator's output when the campaign did not pass it. A case the contract's
     // checks refuse (the emulator cannot replay it) keeps its inputs in failure.case only.
-    if (oracle::check_dot_problem(in.contract.plan, p).ok()) {
+    if (check_dot_problem(in.contract.plan, p).ok()) {
       std::vector<float> expected = in.expected.empty() ? oracle::emulate_dot(in.contract.plan, p) : in.expected;
       e.cases.push_back({std::string(family_name(in.minimised_case.family)), p, {}, {}, std::move(expected), {}, ""});
       if (!in.observed.empty()) d.observed = in.observed;

@@ -37,7 +37,7 @@ nlohmann::json to_hex(const std::vector<float>& v);
 // "FILE: case N: FIELD: what is wrong", and nothing else is thrown for any input. A case read has
 // M, N, K in [1, 2^31], every array exactly its shape (counts through checked_product), so that its
 // problem passes ForwardProblem::shapes_consistent(); the contract's own checks (bf16 operands, output
-// dtype, bias) are the emulator's (oracle::check_dot_problem), at replay. `where` names the source.
+// dtype, bias) are the emulator's (check_dot_problem), at replay. `where` names the source.
 GoldenFile parse_golden_text(std::string_view text, const std::string& where);
 GoldenFile read_golden_file(const std::string& path);  // files over 256 MiB are refused unread
 

@@ -23,7 +23,7 @@ class EmulatorSubject final : public ForwardSubject {
   const SubjectTraits& traits() const override { return traits_; }
   BackendResult forward(const ForwardProblem& p) override {
     const ReductionPlan& plan = traits_.contract.plan;
-    if (Status s = oracle::check_dot_problem(plan, p); !s.ok()) return {s, {}};
+    if (Status s = check_dot_problem(plan, p); !s.ok()) return {s, {}};
     return {Status::success(), scalar_ ? oracle::reference_dot(plan, p) : oracle::emulate_dot(plan, p)};
   }
 

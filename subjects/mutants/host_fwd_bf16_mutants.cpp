@@ -24,7 +24,7 @@ class HostForwardBf16Twin final : public ForwardSubject {
   const SubjectTraits& traits() const override { return traits_; }
 
   BackendResult forward(const ForwardProblem& p) override {
-    if (Status s = oracle::check_dot_problem(traits_.contract.plan, p); !s.ok()) return {s, {}};
+    if (Status s = check_dot_problem(traits_.contract.plan, p); !s.ok()) return {s, {}};
     if (p.K > kMaxTwinDim) return {Status::error(StatusCode::unsupported_shape, "a host twin takes K below 2^30"), {}};
     BackendResult r;
     r.y.resize(static_cast<std::size_t>(p.M * p.N));

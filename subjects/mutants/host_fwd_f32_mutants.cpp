@@ -18,7 +18,7 @@ class HostForwardF32Twin final : public ForwardSubject {
   HostForwardF32Twin(SubjectTraits traits, ComputeFn compute) : traits_(std::move(traits)), compute_(compute) {}
   const SubjectTraits& traits() const override { return traits_; }
   BackendResult forward(const ForwardProblem& p) override {
-    if (Status s = oracle::check_dot_problem(traits_.contract.plan, p); !s.ok()) return {s, {}};
+    if (Status s = check_dot_problem(traits_.contract.plan, p); !s.ok()) return {s, {}};
     if (p.M > kMaxTwinDim || p.N > kMaxTwinDim || p.K > kMaxTwinDim)
       return {Status::error(StatusCode::unsupported_shape, "a host twin takes dimensions below 2^30"), {}};
     ForwardElement e;

@@ -63,7 +63,7 @@ class TcFdpaRoundingEmulator final : public ForwardSubject {
   const SubjectTraits& traits() const override { return traits_; }
   BackendResult forward(const ForwardProblem& p) override {
     const ReductionPlan& plan = traits_.contract.plan;
-    if (Status s = oracle::check_dot_problem(plan, p); !s.ok()) return {s, {}};
+    if (Status s = check_dot_problem(plan, p); !s.ok()) return {s, {}};
     const TcFdpaStep& tc = plan.step.tc;
     BackendResult r;
     r.y.resize(static_cast<std::size_t>(p.M * p.N));

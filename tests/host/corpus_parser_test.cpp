@@ -474,7 +474,7 @@ TEST(CorpusFiles, EveryRealGoldenCasePassesTheOraclesChecks) {
     const GoldenFile f = read_golden_file(e.path().string());
     const Contract contract = resolve_contract(f.contract);
     for (std::size_t i = 0; i < f.cases.size(); ++i, ++cases)
-      EXPECT_TRUE(oracle::check_dot_problem(contract.plan, f.cases[i].problem).ok()) << e.path() << " case " << i;
+      EXPECT_TRUE(check_dot_problem(contract.plan, f.cases[i].problem).ok()) << e.path() << " case " << i;
   }
   for (const auto& e : std::filesystem::directory_iterator(kCorpus / "golden-backward")) {
     const GoldenBackwardFile f = read_golden_backward_file(e.path().string());
