@@ -1,4 +1,4 @@
-// libFuzzer target: the ordo.corpus/1 entry reader (properties/corpus_entry.h, parse_corpus_entry_text), the
+// libFuzzer target: the ordo.corpus/1 entry reader (protocol/corpus_entry.h, parse_corpus_entry_text), the
 // one corpus/golden, corpus/regressions and corpus/failures are read with. Only the JSON text is fuzzed: the
 // .npy folder is an empty one, so an {"npy", "sha256"} reference must be refused like any other defect.
 // Documented failure: CorpusError, its message naming the source first. Promises for an accepted entry
@@ -15,10 +15,10 @@
 #include "core/float_bits.h"
 #include "core/reduction_plan.h"
 #include "fuzz/fuzz_support.h"
-#include "oracle/plan_emulator.h"
-#include "properties/corpus_entry.h"
-#include "properties/sha256.h"
-#include "properties/strict_json.h"
+#include "core/problem_checks.h"
+#include "protocol/corpus_entry.h"
+#include "protocol/sha256.h"
+#include "protocol/strict_json.h"
 
 namespace {
 
@@ -43,10 +43,10 @@ bool all_bf16(const std::vector<float>& v) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ordo;
-  using properties::EntryKind;
+  using protocol::EntryKind;
   try {
-    const properties::CorpusEntry e =
-        properties::parse_corpus_entry_text(fuzz::as_text(data, size), fuzz::kWhere, empty_npy_dir());
+    const protocol::CorpusEntry e =
+        protocol::parse_corpus_entry_text(fuzz::as_text(data, size), fuzz::kWhere, empty_npy_dir());
     const Contract& k = e.contract;
     ORDO_FUZZ_REQUIRE(plan_problem(k.plan, k.kind).empty(), "the entry's contract has a consistent plan");
     const bool bf16 = k.plan.operand_dtype == DType::bf16;
@@ -58,10 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ORDO_FUZZ_REQUIRE(!e.failure.has_value(), "only failure entries have a failure block");
       ORDO_FUZZ_REQUIRE(!e.cases.empty(), "golden and regression entries hold cases");
     }
-    for (const properties::CorpusCase& c : e.cases) {
+    for (const protocol::CorpusCase& c : e.cases) {
       ORDO_FUZZ_REQUIRE(c.forward.has_value() + c.data.has_value() + c.weight.has_value() == 1,
                         "a case holds exactly one problem");
-      ORDO_FUZZ_REQUIRE(properties::is_sha256_hex(c.expected_sha256), "the expected digest is a SHA-256");
+      ORDO_FUZZ_REQUIRE(protocol::is_sha256_hex(c.expected_sha256), "the expected digest is a SHA-256");
       switch (k.kind) {
         case ContractKind::forward: {
           ORDO_FUZZ_REQUIRE(c.forward.has_value(), "a forward contract's case is a forward problem");
@@ -97,8 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     if (e.failure) {
-      const properties::FailureDetails& d = *e.failure;
-      const properties::ForwardCase& fc = d.minimised_case;
+      const protocol::FailureDetails& d = *e.failure;
+      const protocol::FailureCase& fc = d.minimised_case;
       ORDO_FUZZ_REQUIRE(fc.M >= 1 && fc.N >= 1 && fc.K >= 1, "the minimised case has a shape");
       ORDO_FUZZ_REQUIRE(d.case_index >= -1, "case_index is -1 or an index");
       if (fc.explicit_values) {
@@ -112,16 +112,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ORDO_FUZZ_REQUIRE(p.M == fc.M && p.N == fc.N && p.K == fc.K, "case 0 is the minimised case's shape");
       }
       if (!d.observed_sha256.empty() || d.observed)
-        ORDO_FUZZ_REQUIRE(properties::is_sha256_hex(d.observed_sha256), "the observed digest is a SHA-256");
+        ORDO_FUZZ_REQUIRE(protocol::is_sha256_hex(d.observed_sha256), "the observed digest is a SHA-256");
       if (d.observed) {
         ORDO_FUZZ_REQUIRE(!e.cases.empty(), "observed values need the entry's case");
         const ForwardProblem& p = *e.cases[0].forward;
         ORDO_FUZZ_REQUIRE(holds_exactly(d.observed->size(), p.M, p.N), "observed holds M*N values");
-        ORDO_FUZZ_REQUIRE(properties::values_sha256(*d.observed) == d.observed_sha256,
+        ORDO_FUZZ_REQUIRE(protocol::values_sha256(*d.observed) == d.observed_sha256,
                           "the observed values match their digest");
       }
     }
-  } catch (const properties::CorpusError& e) {
+  } catch (const protocol::CorpusError& e) {
     ORDO_FUZZ_REQUIRE(fuzz::names_source(e.what()), "a CorpusError names the file first");
   }
   return 0;

@@ -1,18 +1,18 @@
-// libFuzzer target: the ordo.golden-backward/1 reader (properties/golden_backward.h,
+// libFuzzer target: the ordo.golden-backward/1 reader (protocol/golden_backward.h,
 // parse_golden_backward_text). Documented failure: CorpusError. Promise for an accepted file: every
 // case holds exactly one problem, which passes ordo::validate, and outputs of the problem's shape.
 #include "core/checked_size.h"
 #include "fuzz/fuzz_support.h"
-#include "properties/golden_backward.h"
-#include "properties/strict_json.h"
+#include "protocol/golden_backward.h"
+#include "protocol/strict_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ordo;
   try {
-    const properties::GoldenBackwardFile f =
-        properties::parse_golden_backward_text(fuzz::as_text(data, size), fuzz::kWhere);
+    const protocol::GoldenBackwardFile f =
+        protocol::parse_golden_backward_text(fuzz::as_text(data, size), fuzz::kWhere);
     ORDO_FUZZ_REQUIRE(!f.cases.empty(), "an accepted file has cases");
-    for (const properties::GoldenBackwardCase& c : f.cases) {
+    for (const protocol::GoldenBackwardCase& c : f.cases) {
       ORDO_FUZZ_REQUIRE(c.data.has_value() != c.weight.has_value(), "a case is dX or dW, not both");
       if (c.data) {
         ORDO_FUZZ_REQUIRE(validate(*c.data).ok(), "every dX problem read passes validate");
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ORDO_FUZZ_REQUIRE(token_order(p).rows.size() <= static_cast<std::size_t>(p.T), "token order within T");
       }
     }
-  } catch (const properties::CorpusError& e) {
+  } catch (const protocol::CorpusError& e) {
     ORDO_FUZZ_REQUIRE(fuzz::names_source(e.what()), "a CorpusError names the file first");
   }
   return 0;

@@ -7,11 +7,12 @@
 
 #include "core/contract_file.h"
 #include "properties/case_ladders.h"
-#include "properties/case_writer.h"
+#include "protocol/case_writer.h"
 #include "properties/forward_case.h"
 
 namespace ordo::properties {
 namespace {
+using protocol::CaseWriter;
 
 using protocol::CaseEntry;
 using protocol::CasesManifest;

@@ -1,6 +1,6 @@
 #pragma once
 // `ordo cases`: writes generated forward cases as .npy with a manifest (protocol/cases_manifest.h), for a
-// program in any language to run; CaseFolder (properties/case_folder.h) reads them back. Generation is
+// program in any language to run; protocol::CaseFolder (protocol/case_folder.h) reads them back. Generation is
 // deterministic in (seed, level, operands, shapes), so a folder can be regenerated anywhere and only the
 // outputs moved.
 #include <cstdint>

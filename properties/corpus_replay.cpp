@@ -1,5 +1,7 @@
 #include "properties/corpus_replay.h"
 
+#include "properties/corpus_failures.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,12 +14,20 @@
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "properties/forward_checks.h"
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 #include "subjects/backward_subject.h"
 #include "subjects/forward_subject.h"
 
 namespace ordo::properties {
 namespace {
+
+
+using protocol::CorpusCase;
+using protocol::CorpusError;
+using protocol::CorpusEntry;
+using protocol::CorpusReadOptions;
+using protocol::EntryKind;
+using protocol::FailureDetails;
 
 // The differences between what the emulator computes and what the entry records, as one message naming
 // the first few elements (by index, and row and column of the [rows, cols] tensor) and the count.
@@ -85,7 +95,7 @@ void replay_case(const CorpusCase& c, std::size_t i, bool any_nan, Emulators& em
     diff += (diff.empty() || db.empty() ? "" : "; ") + db;
   }
   r.elements += static_cast<std::int64_t>(c.expected.size() + (c.expected_db ? c.expected_db->size() : 0));
-  const std::string recorded_values = expected_sha256(c.expected, c.expected_db);
+  const std::string recorded_values = protocol::expected_sha256(c.expected, c.expected_db);
   if (diff.empty()) {
     // The emulator reproduces the values, so a digest that does not fit them is what was edited.
     if (recorded_values != c.expected_sha256)
@@ -96,7 +106,7 @@ void replay_case(const CorpusCase& c, std::size_t i, bool any_nan, Emulators& em
   }
   std::string why;
   if (recorded_values != c.expected_sha256) {
-    const std::string emulated = expected_sha256(out.values, out.db);
+    const std::string emulated = protocol::expected_sha256(out.values, out.db);
     why = emulated == c.expected_sha256
               ? " [the emulator's output has the recorded expected.sha256: the recorded values were edited after recording]"
               : " [the expected values no longer have the recorded expected.sha256]";
@@ -124,7 +134,13 @@ void replay_failure(const CorpusEntry& e, bool any_nan, EntryReplay& r) {
   }
   const CorpusCase& c = e.cases[0];
   if (!d.minimised_case.explicit_values) {
-    const ForwardProblem p = d.minimised_case.materialize();
+    ForwardProblem p;
+    try {
+      p = forward_case_of(d.minimised_case).materialize();
+    } catch (const std::invalid_argument& ex) {
+      add_problem(r, ReplayOutcome::malformed, std::string("failure.case: ") + ex.what());
+      return;
+    }
     std::string diff;
     compare_inputs(p.x, c.forward->x, p.K, "x", diff);
     compare_inputs(p.w, c.forward->w, p.K, "w", diff);
@@ -142,7 +158,7 @@ void replay_failure(const CorpusEntry& e, bool any_nan, EntryReplay& r) {
   std::size_t differing = 0;
   if (d.observed)
     for (std::size_t i = 0; i < c.expected.size(); ++i) differing += same_output((*d.observed)[i], c.expected[i], any_nan) ? 0 : 1;
-  const bool same = d.observed ? differing == 0 : d.observed_sha256 == values_sha256(c.expected);
+  const bool same = d.observed ? differing == 0 : d.observed_sha256 == protocol::values_sha256(c.expected);
   if (same)
     return add_problem(r, ReplayOutcome::mismatch,
                        where + ".observed: equals the expected output: the entry no longer documents a failure");
@@ -153,9 +169,9 @@ void replay_failure(const CorpusEntry& e, bool any_nan, EntryReplay& r) {
 
 // The kind of an entry the strict reader refused, when its JSON says one: for grouping in the summary.
 // Through the strict parser, so that a huge or deeply nested file is refused here too.
-std::optional<EntryKind> peek_kind(const std::string& path) {
+std::optional<protocol::EntryKind> peek_kind(const std::string& path) {
   try {
-    const nlohmann::json j = parse_strict_json(read_corpus_file(path), path);
+    const nlohmann::json j = protocol::parse_strict_json(protocol::read_corpus_file(path), path);
     if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) return std::nullopt;
     const std::string k = j["kind"].get<std::string>();
     if (k == "golden") return EntryKind::golden;
@@ -200,7 +216,7 @@ EntryReplay replay_entry(const CorpusEntry& e, const std::string& path) {
 
 EntryReplay replay_corpus_file(const std::string& path, const CorpusReadOptions& options) {
   try {
-    return replay_entry(read_corpus_entry(path, options), path);
+    return replay_entry(protocol::read_corpus_entry(path, options), path);
   } catch (const std::exception& e) {
     // CorpusError messages start with the path; anything else is given one.
     EntryReplay r;
@@ -257,7 +273,7 @@ std::vector<Contract> load_contract_dir(const std::string& dir) {
   return contracts;
 }
 
-ReplayTally::PerKind& ReplayTally::of(const std::optional<EntryKind>& kind) {
+ReplayTally::PerKind& ReplayTally::of(const std::optional<protocol::EntryKind>& kind) {
   if (!kind) return unknown;
   return *kind == EntryKind::golden ? golden : *kind == EntryKind::regression ? regression : failure;
 }
@@ -290,7 +306,7 @@ std::string replay_line(const EntryReplay& r) {
     if (r.problems.size() > 1) line += " (and " + std::to_string(r.problems.size() - 1) + " more problems)";
     return line;
   }
-  line += std::string(entry_kind_name(*r.kind)) + ", " + (r.subject.empty() ? "hand-written" : r.subject) + " (" +
+  line += std::string(protocol::entry_kind_name(*r.kind)) + ", " + (r.subject.empty() ? "hand-written" : r.subject) + " (" +
           r.contract + ")";
   if (!r.property.empty()) line += ", " + r.property;
   line += ", " + std::to_string(r.cases) + " cases, " + std::to_string(r.elements) + " elements";

@@ -1,5 +1,5 @@
 #pragma once
-// Replaying ordo.corpus/1 entries (properties/corpus_entry.h), for `ordo replay` and the host tests.
+// Replaying ordo.corpus/1 entries (protocol/corpus_entry.h), for `ordo replay` and the host tests.
 //   golden and regression entries: the contract's host emulator reproduces every expected bit;
 //   failure entries: the entry parses with every digest right, the emulator still gives the recorded
 //   expected output (it has not changed under the entry), the seed still materialises the recorded
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "properties/corpus_entry.h"
+#include "protocol/corpus_entry.h"
 
 namespace ordo::properties {
 
@@ -25,7 +25,7 @@ std::string_view replay_outcome_name(ReplayOutcome o);  // "ok", "MISMATCH", "MA
 struct EntryReplay {
   std::string path;
   ReplayOutcome outcome = ReplayOutcome::pass;
-  std::optional<EntryKind> kind;  // unset when not even the kind could be read
+  std::optional<protocol::EntryKind> kind;  // unset when not even the kind could be read
   std::string subject, contract, property, gpu;
   std::size_t cases = 0;
   std::int64_t elements = 0;  // output elements compared
@@ -34,8 +34,8 @@ struct EntryReplay {
 };
 
 // Never throw: a file that cannot be read or is malformed is one problem of a malformed replay.
-EntryReplay replay_entry(const CorpusEntry& entry, const std::string& path);
-EntryReplay replay_corpus_file(const std::string& path, const CorpusReadOptions& options = {});
+EntryReplay replay_entry(const protocol::CorpusEntry& entry, const std::string& path);
+EntryReplay replay_corpus_file(const std::string& path, const protocol::CorpusReadOptions& options = {});
 
 // The entries under `paths`: a file as given, a folder searched recursively for *.json (the .npy files
 // beside them are named by the entries), sorted, each once. std::invalid_argument naming a path that
@@ -57,7 +57,7 @@ struct ReplayTally {
   std::size_t entries = 0, mismatched = 0, malformed = 0;
 
   void add(const EntryReplay& r);
-  PerKind& of(const std::optional<EntryKind>& kind);
+  PerKind& of(const std::optional<protocol::EntryKind>& kind);
   int exit_code() const { return malformed > 0 ? 2 : mismatched > 0 ? 1 : 0; }
 };
 

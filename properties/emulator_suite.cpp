@@ -9,6 +9,7 @@
 
 namespace ordo::properties {
 
+
 void add_emulator_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const SuiteOptions& o,
                           const std::string& golden_dir) {
   ForwardSubject* emulator = s.forward_subjects.emplace_back(std::move(owned)).get();
@@ -51,7 +52,7 @@ void add_emulator_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const
       "a contiguous shard of W's rows (output columns) gives exactly that slice of the whole output",
       PropertyKind::invariance, gen, cases,
       [emulator](const ForwardCase& c) { return check_column_shard_equals_slice(*emulator, c); });
-  auto golden = std::make_shared<const std::vector<CorpusCase>>(golden_forward_cases(golden_dir, contract.id));
+  auto golden = std::make_shared<const std::vector<protocol::CorpusCase>>(golden_forward_cases(golden_dir, contract.id));
   if (golden->empty()) return;
   add("golden.emulator_equals_gpu_bits",
       "the emulator reproduces the bits a GPU recorded for the contract (corpus/golden), case by case",

@@ -15,6 +15,8 @@
 
 namespace ordo::properties {
 namespace {
+using protocol::CaseFolder;
+using protocol::InputError;
 
 using protocol::CaseEntry;
 using protocol::Relation;

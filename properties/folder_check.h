@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/contract.h"
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 #include "properties/property_runner.h"
 
 namespace ordo::properties {
@@ -34,7 +34,7 @@ struct FolderCheckOptions {
 
 // One report row per property: check.equals_contract, check.within_error_bound, and per relation kind
 // check.batch_size_invariance, check.permutation_invariance, check.column_shard_equals_slice. Throws
-// InputError for any bad input before judging anything.
-std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptions& options);
+// protocol::InputError for any bad input before judging anything.
+std::vector<PropertyRun> check_folder(protocol::CaseFolder& folder, const FolderCheckOptions& options);
 
 }  // namespace ordo::properties

@@ -8,6 +8,11 @@
 
 namespace ordo::properties {
 namespace {
+using protocol::CorpusCase;
+using protocol::CorpusEntry;
+using protocol::EntryKind;
+using protocol::read_corpus_entry;
+
 
 bool same_values(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
@@ -27,8 +32,8 @@ ValueFamily family_of(const std::string& label) {
 
 }  // namespace
 
-std::vector<CorpusCase> golden_forward_cases(const std::string& dir, const std::string& contract_id) {
-  std::vector<CorpusCase> out;
+std::vector<protocol::CorpusCase> golden_forward_cases(const std::string& dir, const std::string& contract_id) {
+  std::vector<protocol::CorpusCase> out;
   std::error_code ec;
   if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return out;
   for (const std::string& path : corpus_entry_files({dir})) {
@@ -40,7 +45,7 @@ std::vector<CorpusCase> golden_forward_cases(const std::string& dir, const std::
   return out;
 }
 
-rc::Gen<ForwardCase> gen_golden_case(const std::vector<CorpusCase>& cases) {
+rc::Gen<ForwardCase> gen_golden_case(const std::vector<protocol::CorpusCase>& cases) {
   return rc::gen::map(rc::gen::inRange<std::size_t>(0, cases.size()), [cases](std::size_t i) {
     const ForwardProblem& p = *cases[i].forward;
     ForwardCase c;
@@ -56,7 +61,7 @@ rc::Gen<ForwardCase> gen_golden_case(const std::vector<CorpusCase>& cases) {
   });
 }
 
-CheckResult check_equals_golden(ForwardSubject& subject, const std::vector<CorpusCase>& cases, const ForwardCase& c) {
+CheckResult check_equals_golden(ForwardSubject& subject, const std::vector<protocol::CorpusCase>& cases, const ForwardCase& c) {
   if (c.seed >= cases.size() || !c.explicit_values) return CheckResult::error("not a golden case");
   const CorpusCase& golden = cases[c.seed];
   if (!same_inputs(*c.explicit_values, *golden.forward)) return {};

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "properties/check_result.h"
-#include "properties/corpus_entry.h"
+#include "protocol/corpus_entry.h"
 #include "properties/forward_case.h"
 #include "subjects/forward_subject.h"
 
@@ -15,13 +15,13 @@ namespace ordo::properties {
 
 // Every forward case of the golden entries for `contract_id` among the *.json files under `dir`, in file
 // order; none when `dir` does not exist. Throws CorpusError for an entry that cannot be read.
-std::vector<CorpusCase> golden_forward_cases(const std::string& dir, const std::string& contract_id);
+std::vector<protocol::CorpusCase> golden_forward_cases(const std::string& dir, const std::string& contract_id);
 
 // ForwardCase i of the generator is golden case i: its inputs as explicit values, its label's family.
-rc::Gen<ForwardCase> gen_golden_case(const std::vector<CorpusCase>& cases);
+rc::Gen<ForwardCase> gen_golden_case(const std::vector<protocol::CorpusCase>& cases);
 
 // The subject's output of golden case c.seed equals the recorded bits. A case whose inputs are no longer
 // the recorded ones (the runner simplifying a failure's values) has no recorded output and passes.
-CheckResult check_equals_golden(ForwardSubject& subject, const std::vector<CorpusCase>& cases, const ForwardCase& c);
+CheckResult check_equals_golden(ForwardSubject& subject, const std::vector<protocol::CorpusCase>& cases, const ForwardCase& c);
 
 }  // namespace ordo::properties

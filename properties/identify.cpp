@@ -11,6 +11,7 @@
 
 namespace ordo::properties {
 namespace {
+using protocol::CaseFolder;
 
 // One case cut down to a sample of its rows and columns: an output depends only on its row of X, its row
 // of W and its bias, so the sample's outputs are exactly those elements of the whole case.

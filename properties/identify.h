@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/contract.h"
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 
 namespace ordo::properties {
 
@@ -50,7 +50,7 @@ std::vector<Contract> identify_candidates(DType operands, bool bf16_output, bool
 
 // Ranks every candidate on a sample of each case, then compares each candidate that reproduces the whole
 // sample on every element of every case: only those that reproduce everything are matches. Throws
-// InputError for bad input (as `ordo check` does) before comparing anything.
-IdentifyResult identify(CaseFolder& folder, const IdentifyOptions& options);
+// protocol::InputError for bad input (as `ordo check` does) before comparing anything.
+IdentifyResult identify(protocol::CaseFolder& folder, const IdentifyOptions& options);
 
 }  // namespace ordo::properties

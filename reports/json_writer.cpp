@@ -83,7 +83,7 @@ nlohmann::json to_json(const Report& r) {
                      {"contract", run.contract},
                      {"backend", run.backend},
                      {"verdict", row.verdict()},
-                     // The kind decides which failing verdict a failed case gives (properties/verdict.h); the
+                     // The kind decides which failing verdict a failed case gives (core/verdict.h); the
                      // report reader recomputes every verdict from these fields.
                      {"kind", std::string(kind_name(run.kind))},
                      {"expect_failure", run.expect_failure},

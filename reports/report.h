@@ -16,7 +16,7 @@
 namespace ordo::reports {
 
 // A row of the report: one property on one subject, with the evidence its verdict is computed from
-// (properties/verdict.h: the one place verdicts are decided).
+// (core/verdict.h: the one place verdicts are decided).
 struct ResultRow {
   PropertyRun run;
   std::string verdict() const;  // verdict_name of run.verdict()

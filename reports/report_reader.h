@@ -3,7 +3,7 @@
 // write) back into a Report, so that one set of writers renders every report, whichever tool wrote it.
 //
 // Strict on the stable core: every field the writers rely on must be present with its type, and every
-// verdict must follow from the counts it is computed from (properties/verdict.h); a renderer never shows
+// verdict must follow from the counts it is computed from (core/verdict.h); a renderer never shows
 // a verdict the evidence does not give. Lenient on the rest: unknown fields are ignored (the schema grows
 // by adding fields), and fields added after the first reports (requested, kind, the build facts, the
 // per-family tightness, timeline, ...) are optional.

@@ -13,7 +13,7 @@
 #include "core/build_info.h"
 #include "core/contract_file.h"
 #include "properties/case_coverage.h"
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 #include "properties/case_generation.h"
 #include "properties/folder_check.h"
 #include "properties/identify.h"
@@ -136,7 +136,7 @@ struct CheckCommand {
 };
 
 // A one-case folder in memory for --x/--w/--y.
-properties::CaseFolder single_problem_folder(const ProblemFiles& o, const std::string& contract) {
+protocol::CaseFolder single_problem_folder(const ProblemFiles& o, const std::string& contract) {
   protocol::CasesManifest m;
   m.contract = contract;
   m.operands = o.dtype;
@@ -144,19 +144,19 @@ properties::CaseFolder single_problem_folder(const ProblemFiles& o, const std::s
     try {
       return protocol::read_npy(path).shape;
     } catch (const protocol::NpyError& e) {
-      throw properties::InputError(e.what());
+      throw protocol::InputError(e.what());
     }
   };
   const auto xs = shape(o.x), ws = shape(o.w);
-  if (xs.size() != 2) throw properties::InputError(o.x + ": X must be 2-D [M, K]");
-  if (ws.size() != 2) throw properties::InputError(o.w + ": W must be 2-D [N, K]");
-  if (xs[1] != ws[1]) throw properties::InputError(o.w + ": W has K = " + std::to_string(ws[1]) + ", X has K = " + std::to_string(xs[1]));
+  if (xs.size() != 2) throw protocol::InputError(o.x + ": X must be 2-D [M, K]");
+  if (ws.size() != 2) throw protocol::InputError(o.w + ": W must be 2-D [N, K]");
+  if (xs[1] != ws[1]) throw protocol::InputError(o.w + ": W has K = " + std::to_string(ws[1]) + ", X has K = " + std::to_string(xs[1]));
   protocol::CaseEntry c;
   c.id = "problem";
   c.M = xs[0];
   c.N = ws[0];
   c.K = xs[1];
-  if (c.M < 1 || c.N < 1 || c.K < 1) throw properties::InputError(o.x + ": M, N and K must be at least 1");
+  if (c.M < 1 || c.N < 1 || c.K < 1) throw protocol::InputError(o.x + ": M, N and K must be at least 1");
   c.bias = !o.b.empty();
   c.family = "user";
   c.purpose = "user";
@@ -166,18 +166,18 @@ properties::CaseFolder single_problem_folder(const ProblemFiles& o, const std::s
   c.b = c.bias ? absolute(o.b) : "";
   c.y = absolute(o.y);
   m.cases.push_back(c);
-  return properties::CaseFolder("", m);
+  return protocol::CaseFolder("", m);
 }
 
 // The folder to judge: a cases folder, or one problem given as files (exactly one of them).
-properties::CaseFolder open_cases(const std::string& folder, const ProblemFiles& problem, const std::string& contract) {
+protocol::CaseFolder open_cases(const std::string& folder, const ProblemFiles& problem, const std::string& contract) {
   if (problem.given() && !folder.empty()) throw std::invalid_argument("give a cases folder or --x/--w/--y, not both");
   if (problem.given()) {
     problem.require_complete();
     return single_problem_folder(problem, contract);
   }
   if (folder.empty()) throw std::invalid_argument("give a cases folder (ordo cases --out DIR) or one problem (--x --w --y)");
-  return properties::CaseFolder(folder, protocol::read_manifest(folder));
+  return protocol::CaseFolder(folder, protocol::read_manifest(folder));
 }
 
 int run_check(const CheckCommand& o) {
@@ -196,7 +196,7 @@ int run_check(const CheckCommand& o) {
     return kExitUnwritable;
   }
   try {
-    properties::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
+    protocol::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
     properties::FolderCheckOptions fo;
     const protocol::CasesManifest& manifest = folder.manifest();
     const std::string contract = o.contract.empty() ? manifest.contract : o.contract;
@@ -207,7 +207,7 @@ int run_check(const CheckCommand& o) {
     if (fo.contract && fo.contract->kind != ContractKind::forward)
       throw std::invalid_argument("ordo check judges forward outputs; " + fo.contract->id + " is not a forward contract");
     if (fo.contract && (fo.contract->plan.operand_dtype == DType::bf16) != (folder.manifest().operands == "bf16"))
-      throw properties::InputError("the cases hold " + folder.manifest().operands + " operands, contract " + fo.contract->id + " takes " +
+      throw protocol::InputError("the cases hold " + folder.manifest().operands + " operands, contract " + fo.contract->id + " takes " +
                                    std::string(dtype_name(fo.contract->plan.operand_dtype)));
     fo.only_cases = o.cases;
     fo.bound_elements_per_case = o.bound_elements;
@@ -246,7 +246,7 @@ int run_check(const CheckCommand& o) {
                 report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", report.seconds, out.c_str(),
                 out.c_str());
     return exit_code_of(report, interrupt.signal());
-  } catch (const properties::InputError& e) {
+  } catch (const protocol::InputError& e) {
     std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
     return kExitUsage;
   } catch (const protocol::ManifestError& e) {
@@ -275,7 +275,7 @@ int run_identify(const IdentifyCommand& o) {
     }
   }
   try {
-    properties::CaseFolder folder = open_cases(o.folder, o.problem, "none");
+    protocol::CaseFolder folder = open_cases(o.folder, o.problem, "none");
     const std::string source = o.problem.given() ? o.problem.y : o.folder;
     properties::IdentifyOptions io;
     io.max_rows = o.max_rows;
@@ -331,7 +331,7 @@ int run_identify(const IdentifyCommand& o) {
       std::printf("  written: %s\n", o.json.c_str());
     }
     return r.matches.empty() ? kExitFail : kExitPass;
-  } catch (const properties::InputError& e) {
+  } catch (const protocol::InputError& e) {
     std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
     return kExitUsage;
   } catch (const protocol::ManifestError& e) {

@@ -17,9 +17,10 @@
 #include "core/build_info.h"
 #include "core/contract_file.h"
 #include "oracle/fpu_environment.h"
-#include "properties/campaign.h"
-#include "properties/corpus_entry.h"
-#include "properties/sha256.h"
+#include "campaign/campaign.h"
+#include "properties/corpus_failures.h"
+#include "protocol/corpus_entry.h"
+#include "protocol/sha256.h"
 #include "properties/suite.h"
 #include "reports/report.h"
 #include "subjects/device_select.h"
@@ -38,6 +39,7 @@
 
 namespace ordo::tools {
 namespace {
+
 
 struct FuzzOptions {
   std::vector<std::string> kernels, plugins;
@@ -67,7 +69,7 @@ std::string campaign_identity(const std::vector<std::string>& plugins, const std
   id += ";level=" + std::to_string(level);
   for (std::size_t i = 0; i < plugins.size(); ++i)
     id += ";plugin" + std::to_string(i) + "=" + field_value(std::filesystem::path(plugins[i]).filename().string()) + "@sha256:" +
-          properties::file_sha256(plugins[i], std::size_t{16} << 30);
+          protocol::file_sha256(plugins[i], std::size_t{16} << 30);
   for (std::size_t i = 0; i < kernels.size(); ++i) id += ";kernel" + std::to_string(i) + "=" + field_value(kernels[i]);
   std::set<std::string> contracts;
   for (const properties::PropertySpec& s : specs) contracts.insert(s.contract);
@@ -78,7 +80,7 @@ std::string campaign_identity(const std::vector<std::string>& plugins, const std
     } catch (const ContractFileError&) {
       definition = c;  // a plugin's own contract: its library's digest covers it
     }
-    id += ";contract:" + field_value(c) + "=sha256:" + properties::sha256_hex(definition);
+    id += ";contract:" + field_value(c) + "=sha256:" + protocol::sha256_hex(definition);
   }
   return id;
 }
@@ -118,7 +120,7 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {i, n};
 }
 
-std::string format_progress(const properties::CampaignProgress& p) {
+std::string format_progress(const campaign::CampaignProgress& p) {
   char buf[256];
   const double rate = p.seconds > 0 ? static_cast<double>(p.cases_done) / p.seconds : 0;
   std::string left = p.cases_total >= 0 ? std::to_string(std::max<std::int64_t>(0, p.cases_total - p.cases_done)) + " left" : "";
@@ -136,7 +138,7 @@ int run_fuzz(FuzzOptions o) {
     std::fprintf(stderr, "ordo fuzz: the host floating-point environment is not IEEE default: %s\n", problem.c_str());
     return kExitUsage;
   }
-  properties::CampaignOptions co;
+  campaign::CampaignOptions co;
   co.seed = parse_seed(o.seed_text, "--seed");
   if (!o.cases_text.empty()) co.cases = parse_integer(o.cases_text, "--cases", 1, kMaxCases * 10);
   if (!o.time_text.empty()) co.seconds = parse_duration(o.time_text);
@@ -245,12 +247,12 @@ int run_fuzz(FuzzOptions o) {
 
   // Resume from the checkpoint of the same campaign, if there is one.
   const std::string checkpoint_path = o.out + "/checkpoint" + rank_suffix + ".json";
-  properties::CampaignState state = properties::fresh_state(specs, co);
+  campaign::CampaignState state = campaign::fresh_state(specs, co);
   if (std::filesystem::exists(checkpoint_path)) {
-    properties::CampaignState saved;
+    campaign::CampaignState saved;
     try {
       const nlohmann::json j = nlohmann::json::parse(read_bounded_file(checkpoint_path, std::size_t{1} << 30, "checkpoints"));
-      saved = properties::state_from_json(j, checkpoint_path);
+      saved = campaign::state_from_json(j, checkpoint_path);
     } catch (const std::exception& e) {  // FileReadError, a JSON error, or state_from_json's refusal
       std::fprintf(stderr, "ordo fuzz: %s: not a usable checkpoint (%s); remove it or use another --out\n",
                    checkpoint_path.c_str(), e.what());
@@ -258,15 +260,15 @@ int run_fuzz(FuzzOptions o) {
     }
     if (saved.fingerprint != state.fingerprint) {
       std::fprintf(stderr, "ordo fuzz: %s is the checkpoint of another campaign (%s); use another --out or remove it\n",
-                   checkpoint_path.c_str(), properties::fingerprint_difference(saved.fingerprint, state.fingerprint).c_str());
+                   checkpoint_path.c_str(), campaign::fingerprint_difference(saved.fingerprint, state.fingerprint).c_str());
       return kExitUsage;
     }
     state = std::move(saved);
     std::printf("ordo fuzz: resuming from %s (%.0f s done)\n", checkpoint_path.c_str(), state.seconds_before);
   }
-  co.checkpoint = [&](const properties::CampaignState& s) {
+  co.checkpoint = [&](const campaign::CampaignState& s) {
     try {
-      write_file_atomically(checkpoint_path, properties::state_to_json(s).dump() + "\n");
+      write_file_atomically(checkpoint_path, campaign::state_to_json(s).dump() + "\n");
     } catch (const FileWriteError& e) {
       std::fprintf(stderr, "ordo fuzz: checkpoint not written: %s\n", e.what());
     }
@@ -274,7 +276,7 @@ int run_fuzz(FuzzOptions o) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto last_line = std::chrono::steady_clock::now();
   if (!o.quiet && world.rank() == 0)
-    co.progress = [&](const properties::CampaignProgress& p) {
+    co.progress = [&](const campaign::CampaignProgress& p) {
       if (tty) {
         std::fprintf(stderr, "\r%-110s", format_progress(p).c_str());
       } else if (std::chrono::steady_clock::now() - last_line >= std::chrono::seconds(10)) {
@@ -290,17 +292,17 @@ int run_fuzz(FuzzOptions o) {
                 co.workers, co.shard, co.shards, world.active() ? " (MPI)" : "");
   std::fflush(stdout);
   const std::string started = reports::utc_now_iso8601();
-  properties::run_campaign(specs, co, state);
+  campaign::run_campaign(specs, co, state);
   if (tty && !o.quiet && world.rank() == 0) std::fprintf(stderr, "\n");
   co.checkpoint(state);
 
   // Rank 0 merges every rank's state into one report.
-  std::vector<properties::CampaignState> states;
+  std::vector<campaign::CampaignState> states;
   if (world.active()) {
-    const std::vector<std::string> texts = world.gather(properties::state_to_json(state).dump());
+    const std::vector<std::string> texts = world.gather(campaign::state_to_json(state).dump());
     if (world.rank() != 0) return interrupt.stopped() ? 128 + interrupt.signal() : kExitPass;
     for (std::size_t r = 0; r < texts.size(); ++r)
-      states.push_back(properties::state_from_json(nlohmann::json::parse(texts[r]), "rank " + std::to_string(r)));
+      states.push_back(campaign::state_from_json(nlohmann::json::parse(texts[r]), "rank " + std::to_string(r)));
   } else {
     states.push_back(state);
   }
@@ -314,12 +316,12 @@ int run_fuzz(FuzzOptions o) {
   for (const auto& s : states) seconds = std::max(seconds, s.seconds_before);
   report.seconds = seconds;
   report.interrupted = interrupt.stopped();
-  for (PropertyRun& r : properties::merged_runs(specs, states)) report.results.push_back({std::move(r)});
+  for (PropertyRun& r : campaign::merged_runs(specs, states)) report.results.push_back({std::move(r)});
   for (const properties::PropertySpec& s : not_runnable)
     report.results.push_back({properties::not_run(s, co.cases >= 0 ? co.cases : 0, "not run: " + s.not_runnable)});
   std::int64_t cases = 0;
   for (const auto& row : report.results) cases += row.run.cases;
-  for (const properties::TimelinePoint& t : states[0].timeline) report.timeline.push_back({t.seconds, t.cases, t.failures});
+  for (const campaign::TimelinePoint& t : states[0].timeline) report.timeline.push_back({t.seconds, t.cases, t.failures});
   report.bench = nlohmann::json::array();
   for (const auto& row : report.results) print_row(row);
   try {

@@ -8,7 +8,7 @@
 #include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
 #include "properties/backward_case.h"
-#include "properties/corpus_entry.h"
+#include "protocol/corpus_entry.h"
 #include "properties/forward_case.h"
 #include "properties/suite.h"
 #include "tools/cli_values.h"
@@ -29,10 +29,10 @@ std::string gpu_text(const kernels::DeviceInfo& gpu) {
 }
 
 // One golden entry (ordo.corpus/1, corpus/README.md) of a variant, cases to follow.
-properties::CorpusEntry golden_entry(const KernelVariant& v, const kernels::DeviceInfo& gpu) {
-  properties::CorpusEntry e;
-  e.kind = properties::EntryKind::golden;
-  e.why = properties::golden_why(v.id, v.contract_id);
+protocol::CorpusEntry golden_entry(const KernelVariant& v, const kernels::DeviceInfo& gpu) {
+  protocol::CorpusEntry e;
+  e.kind = protocol::EntryKind::golden;
+  e.why = protocol::golden_why(v.id, v.contract_id);
   e.contract = resolve_contract(v.contract_id);
   e.subject = v.id;
   e.gpu = gpu_text(gpu);
@@ -50,13 +50,13 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
       if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
       const bool is_data = list == &kernels::backward_data_variants();
       auto kernel = make_backward_cuda_subject(v.id);
-      properties::CorpusEntry f = golden_entry(v, gpu);
+      protocol::CorpusEntry f = golden_entry(v, gpu);
       const auto gen =
           properties::gen_forward_case(limits, properties::all_families(), properties::backward_case_options(kernel->traits()));
       rc::Random root(o.seed);
       for (int i = 0; i < o.cases; ++i) {
         const properties::ForwardCase c = gen(root.split(), rc::kNominalSize).value();
-        properties::CorpusCase g;
+        protocol::CorpusCase g;
         g.label = std::string(properties::family_name(c.family));
         Status status;
         if (is_data) {
@@ -81,7 +81,7 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
         f.cases.push_back(std::move(g));
       }
       const std::string path = o.out_dir + "/" + v.id + ".json";
-      properties::write_corpus_entry(path, f);
+      protocol::write_corpus_entry(path, f);
       std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
       ++written;
     }
@@ -102,7 +102,7 @@ int run_record(const RecordOptions& o) {
   for (const KernelVariant& v : kernels::forward_variants()) {
     if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
     auto kernel = make_cuda_forward_subject(v.id);
-    properties::CorpusEntry f = golden_entry(v, gpu);
+    protocol::CorpusEntry f = golden_entry(v, gpu);
     const auto gen = properties::gen_forward_case(
         limits, properties::all_families(),
         {.bf16_operands = v.operand_dtype == DType::bf16, .k_multiple = v.k_multiple, .bf16_output_sometimes = v.bf16_output});
@@ -118,7 +118,7 @@ int run_record(const RecordOptions& o) {
       f.cases.push_back({std::string(properties::family_name(c.family)), p, {}, {}, std::move(r.y), {}, ""});
     }
     const std::string path = o.out_dir + "/" + v.id + ".json";
-    properties::write_corpus_entry(path, f);
+    protocol::write_corpus_entry(path, f);
     std::printf("recorded %d cases of %s on %s into %s\n", o.cases, v.id.c_str(), f.gpu.c_str(), path.c_str());
     ++written;
   }

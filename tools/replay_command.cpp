@@ -17,6 +17,7 @@
 namespace ordo::tools {
 namespace {
 
+
 struct ReplayCommand {
   std::vector<std::string> paths;
   std::vector<std::string> contract_dirs;
@@ -25,14 +26,14 @@ struct ReplayCommand {
   std::string command_line;
 };
 
-const char* row_description(const std::optional<properties::EntryKind>& kind) {
+const char* row_description(const std::optional<protocol::EntryKind>& kind) {
   if (!kind) return "corpus entries whose kind could not be read: each is malformed";
   switch (*kind) {
-    case properties::EntryKind::golden:
+    case protocol::EntryKind::golden:
       return "golden entries: the contract's host emulator reproduces every output bit a GPU recorded";
-    case properties::EntryKind::regression:
+    case protocol::EntryKind::regression:
       return "regression entries: the contract's host emulator reproduces every expected bit";
-    case properties::EntryKind::failure:
+    case protocol::EntryKind::failure:
       return "failure entries: digests right, the emulator still gives the expected output, the observed output still "
              "differs from it (whether the subject is fixed is for ordo verify)";
   }
@@ -53,7 +54,7 @@ reports::Report build_report(const std::vector<properties::EntryReplay>& replays
     const int key = r.kind ? static_cast<int>(*r.kind) : 99;
     PropertyRun& run = rows[key];
     if (run.name.empty()) {
-      run.name = "corpus.replay." + (r.kind ? std::string(properties::entry_kind_name(*r.kind)) : std::string("unreadable"));
+      run.name = "corpus.replay." + (r.kind ? std::string(protocol::entry_kind_name(*r.kind)) : std::string("unreadable"));
       run.description = row_description(r.kind);
       run.backend = "emulator";
       run.kernel = "host.emulator";
@@ -79,7 +80,7 @@ reports::Report build_report(const std::vector<properties::EntryReplay>& replays
 int run_replay(const ReplayCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::string> paths = o.paths.empty() ? std::vector<std::string>{"corpus"} : o.paths;
-  properties::CorpusReadOptions read;
+  protocol::CorpusReadOptions read;
   std::vector<std::string> files;
   try {
     for (const std::string& dir : o.contract_dirs)

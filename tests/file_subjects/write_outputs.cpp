@@ -18,7 +18,7 @@
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "oracle/plan_emulator.h"
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 #include "protocol/cases_manifest.h"
 #include "protocol/npy.h"
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    ordo::properties::CaseFolder cases(folder, ordo::protocol::read_manifest(folder));
+    ordo::protocol::CaseFolder cases(folder, ordo::protocol::read_manifest(folder));
     const ordo::Contract contract = manifest_contract(cases.manifest(), folder);
     for (const ordo::protocol::CaseEntry& c : cases.manifest().cases) {
       ForwardProblem p = cases.inputs(c);

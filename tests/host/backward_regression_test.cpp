@@ -1,4 +1,4 @@
-// corpus/regressions/*.json (ordo.corpus/1 entries of kind regression, properties/corpus_entry.h):
+// corpus/regressions/*.json (ordo.corpus/1 entries of kind regression, protocol/corpus_entry.h):
 // hand-written cases with every expected bit written down. The emulator and the scalar reference must
 // both reproduce every expected bit of every entry; a bad entry is reported with its path and reason and
 // the others are still checked. seed-dw-permutation.json, the seed review's reproducer, must also show
@@ -14,15 +14,19 @@
 #include <string>
 
 #include "backward_test_support.h"
-#include "properties/corpus_entry.h"
+#include "protocol/corpus_entry.h"
 #include "properties/corpus_replay.h"
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
 namespace ordo::testing {
 namespace {
+using protocol::CorpusCase;
+using protocol::CorpusEntry;
+using protocol::CorpusError;
 
-using properties::CorpusCase;
-using properties::CorpusEntry;
+
+using protocol::CorpusCase;
+using protocol::CorpusEntry;
 
 const std::filesystem::path kDir = std::filesystem::path(ORDO_SOURCE_DIR) / "corpus" / "regressions";
 
@@ -31,8 +35,8 @@ const std::filesystem::path kDir = std::filesystem::path(ORDO_SOURCE_DIR) / "cor
 std::vector<std::string> check_regression_entry(const std::string& path) {
   std::vector<std::string> problems;
   try {
-    const CorpusEntry e = properties::read_corpus_entry(path);
-    if (e.kind != properties::EntryKind::regression) return {path + ": kind: not a regression entry"};
+    const CorpusEntry e = protocol::read_corpus_entry(path);
+    if (e.kind != protocol::EntryKind::regression) return {path + ": kind: not a regression entry"};
     for (const std::string& p : properties::replay_entry(e, path).problems) problems.push_back(p + " (emulator)");
     for (std::size_t i = 0; i < e.cases.size(); ++i) {
       const CorpusCase& c = e.cases[i];
@@ -72,7 +76,7 @@ std::string mutated_copy(const std::filesystem::path& from, const std::string& n
 }
 
 std::vector<CorpusCase> seed_cases() {
-  return properties::read_corpus_entry((kDir / "seed-dw-permutation.json").string()).cases;
+  return protocol::read_corpus_entry((kDir / "seed-dw-permutation.json").string()).cases;
 }
 
 TEST(BackwardRegression, EveryEntryReproducesEveryExpectedBit) {

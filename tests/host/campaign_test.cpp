@@ -14,12 +14,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign.h"
+#include "campaign/campaign.h"
 #include "properties/suite.h"
 #include "subjects/plugin_subject.h"
 
 namespace ordo::properties {
 namespace {
+
+using campaign::CampaignOptions;
+using campaign::CampaignState;
+using campaign::fingerprint_difference;
+using campaign::fresh_state;
+using campaign::merged_runs;
+using campaign::run_campaign;
+using campaign::state_from_json;
+using campaign::state_to_json;
 
 std::string plugin(const std::string& suffix) {
   return std::string(ORDO_TEST_PLUGIN_DIR) + "/libordo_test_plugin_" + suffix + ".so";

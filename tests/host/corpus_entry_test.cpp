@@ -1,4 +1,4 @@
-// The ordo.corpus/1 format (properties/corpus_entry.h): every bit survives a write and a read, large
+// The ordo.corpus/1 format (protocol/corpus_entry.h): every bit survives a write and a read, large
 // tensors go to .npy files whose digests are checked, and each kind of corrupt entry is refused with its
 // location (a changed value is a replay mismatch naming the case and the element; a truncated file, a
 // wrong digest, a missing .npy, an unknown field, a bad schema are read errors). Failure entries from
@@ -18,15 +18,29 @@
 #include "core/float_bits.h"
 #include "oracle/plan_emulator.h"
 #include "properties/backward_case.h"
-#include "properties/corpus_entry.h"
+#include "properties/corpus_failures.h"
+#include "protocol/corpus_entry.h"
 #include "properties/corpus_replay.h"
-#include "properties/sha256.h"
-#include "properties/strict_json.h"
+#include "protocol/sha256.h"
+#include "protocol/strict_json.h"
 #include "protocol/npy.h"
 #include "subjects/backward_subject.h"
 
 namespace ordo::properties {
 namespace {
+using protocol::CorpusEntry;
+using protocol::CorpusError;
+using protocol::CorpusReadOptions;
+using protocol::EntryKind;
+using protocol::Sha256;
+using protocol::expected_sha256;
+using protocol::parse_hex32;
+using protocol::read_corpus_entry;
+using protocol::read_corpus_file;
+using protocol::sha256_hex;
+using protocol::values_sha256;
+using protocol::write_corpus_entry;
+
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -452,7 +466,7 @@ TEST(FailureEntries, ABackwardFailureKeepsItsMinimisedCaseAndExplicitValues) {
   EXPECT_TRUE(same_bits(e.failure->minimised_case.explicit_values->x, values.x));
   EXPECT_TRUE(same_bits(*e.failure->minimised_case.explicit_values->bias, *values.bias));
   // The backward problem derives from it exactly as it did in the campaign.
-  const BackwardWeightProblem a = weight_problem(in.minimised_case, 2), b = weight_problem(e.failure->minimised_case, 2);
+  const BackwardWeightProblem a = weight_problem(in.minimised_case, 2), b = weight_problem(forward_case_of(e.failure->minimised_case), 2);
   EXPECT_TRUE(same_bits(a.x, b.x) && same_bits(a.g, b.g) && a.keys->values == b.keys->values);
   EXPECT_EQ(replay_corpus_file(path).outcome, ReplayOutcome::pass);
   in.observed = {1.0f};

@@ -1,4 +1,4 @@
-// The corpus readers fail closed (properties/strict_json.h): one test per defect, each writing a bad
+// The corpus readers fail closed (protocol/strict_json.h): one test per defect, each writing a bad
 // file into TempDir and asserting the whole located message, "FILE: case N: FIELD: what is wrong". Each
 // starts from a file that reads (checked first), so that a test passes only because of its defect.
 #include <gtest/gtest.h>
@@ -13,18 +13,29 @@
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "oracle/plan_emulator.h"
-#include "properties/golden_backward.h"
-#include "properties/golden_corpus.h"
-#include "properties/regression_corpus.h"
-#include "properties/strict_json.h"
+#include "protocol/golden_backward.h"
+#include "protocol/golden_corpus.h"
+#include "protocol/regression_corpus.h"
+#include "protocol/strict_json.h"
 
 namespace ordo::properties {
 namespace {
+using protocol::CorpusError;
+using protocol::GoldenBackwardCase;
+using protocol::GoldenBackwardFile;
+using protocol::GoldenFile;
+using protocol::RegressionFile;
+using protocol::parse_golden_text;
+using protocol::parse_hex32;
+using protocol::read_golden_backward_file;
+using protocol::read_golden_file;
+using protocol::read_regression_file;
+
 
 using ojson = nlohmann::ordered_json;
 using Edit = std::function<void(ojson&)>;
 
-// The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (properties/corpus_legacy.h).
+// The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (protocol/corpus_legacy.h).
 const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 
 std::string temp_path(const std::string& name) {

@@ -18,10 +18,13 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/corpus_replay.h"
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
 namespace ordo::properties {
 namespace {
+using protocol::EntryKind;
+using protocol::parse_hex32;
+
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;

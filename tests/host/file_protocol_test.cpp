@@ -11,7 +11,7 @@
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 #include "oracle/plan_emulator.h"
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 #include "properties/case_generation.h"
 #include "properties/folder_check.h"
 #include "properties/identify.h"
@@ -19,6 +19,8 @@
 
 namespace ordo::properties {
 namespace {
+using protocol::CaseFolder;
+using protocol::InputError;
 
 std::string fresh_folder(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/ordo-files-" + name;

@@ -1,7 +1,7 @@
 // The move of the corpus to ordo.corpus/1 lost no bit: every legacy file kept in tests/data/legacy-corpus/
 // (ordo.golden/1, ordo.golden-backward/1, ordo.regression/1), read by its own reader, against the entry that
 // replaced it in corpus/, read by the new reader: every input and output bit, the keys and row order, the
-// header. And the converter (properties/corpus_legacy.h) still writes entries that compare equal, while a
+// header. And the converter (protocol/corpus_legacy.h) still writes entries that compare equal, while a
 // single changed bit is found and located.
 #include <gtest/gtest.h>
 
@@ -9,10 +9,25 @@
 #include <filesystem>
 
 #include "core/float_bits.h"
-#include "properties/corpus_legacy.h"
+#include "protocol/corpus_legacy.h"
 
 namespace ordo::properties {
 namespace {
+using protocol::CorpusCase;
+using protocol::CorpusEntry;
+using protocol::GoldenBackwardFile;
+using protocol::GoldenFile;
+using protocol::RegressionFile;
+using protocol::convert_legacy_golden;
+using protocol::convert_legacy_golden_backward;
+using protocol::convert_legacy_regression;
+using protocol::legacy_difference;
+using protocol::read_corpus_entry;
+using protocol::read_golden_backward_file;
+using protocol::read_golden_file;
+using protocol::read_regression_file;
+using protocol::write_corpus_entry;
+
 
 namespace fs = std::filesystem;
 

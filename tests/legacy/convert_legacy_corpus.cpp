@@ -1,6 +1,6 @@
 // One-off tool that moved the corpus to ordo.corpus/1: reads the legacy files (ordo.golden/1,
 // ordo.golden-backward/1, ordo.regression/1) with their own readers, writes one entry per file with
-// properties/corpus_legacy.h's converter, reads each entry back with the new reader and compares every
+// protocol/corpus_legacy.h's converter, reads each entry back with the new reader and compares every
 // input and output bit (legacy_difference). Built with the tests, never installed.
 //   build/tests/ordo_convert_legacy_corpus tests/data/legacy-corpus corpus
 // writes corpus/golden/<variant>.json (forward and backward variants alike) and
@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "properties/corpus_legacy.h"
+#include "protocol/corpus_legacy.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace ordo::properties;
+using namespace ordo::protocol;
 
 std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> files;

@@ -7,7 +7,7 @@
 // digits per binary32 value); large ones sit in an .npy file beside the entry, which names it together
 // with the SHA-256 of its values, so that a swapped or corrupted file is detected.
 //
-// Reading is strict (properties/strict_json.h): every failure is a CorpusError "FILE: case N: FIELD: what
+// Reading is strict (protocol/strict_json.h): every failure is a CorpusError "FILE: case N: FIELD: what
 // is wrong", nothing else is thrown for any input, and every problem read passes the checks of the
 // contract's emulator. A changed value is not a read error (the replay finds it, naming the element); a
 // wrong digest, a missing or mismatching .npy, an unknown field or a bad schema are.
@@ -21,9 +21,8 @@
 #include "core/backward_problem.h"
 #include "core/contract.h"
 #include "core/problem.h"
-#include "properties/forward_case.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 inline constexpr std::string_view kCorpusSchema = "ordo.corpus/1";
 // Tensors of more than this many values are written to an .npy file beside the entry.
@@ -47,12 +46,24 @@ struct CorpusCase {
 };
 
 // What a failure entry records beyond its case (kind failure only).
+// The generator's description of a case, as data: its shape, value family (by name), seed and flags, and
+// the values themselves when the runner simplified them. The generator (properties/forward_case.h) turns it
+// back into the case (properties/corpus_failures.h); the format only stores it.
+struct FailureCase {
+  std::int64_t M = 1, N = 1, K = 1;
+  std::string family;  // a value family's name ("ties", "order_2^-24", ...)
+  bool has_bias = false;
+  std::uint64_t seed = 0;
+  bool bf16_operands = false;
+  bool bf16_output = false;
+  std::optional<ForwardProblem> explicit_values;
+};
+
 struct FailureDetails {
-  // The minimised case the failure was found on: shape, value family, seed and flags, and the values
-  // themselves (explicit_values) when the runner simplified them. Backward problems derive from it
-  // deterministically (properties/backward_case.h); a forward failure also holds it materialised as its
-  // one case, with the emulator's output as the expected output.
-  ForwardCase minimised_case;
+  // The minimised case the failure was found on. Backward problems derive from it deterministically
+  // (properties/backward_case.h); a forward failure also holds it materialised as its one case, with the
+  // emulator's output as the expected output.
+  FailureCase minimised_case;
   std::uint64_t campaign_seed = 0;
   std::int64_t case_index = -1;  // -1: not known
   // The subject's output of the case (forward properties), and its SHA-256. The writer computes the
@@ -106,34 +117,4 @@ std::string expected_sha256(const std::vector<float>& expected, const std::optio
 // The `why` of a golden entry recorded on a GPU (ordo record-golden, and the entries converted from it).
 std::string golden_why(const std::string& variant, const std::string& contract_id);
 
-// ---- campaigns ------------------------------------------------------------------------------------------
-
-struct FailureRecordInput {
-  Contract contract;
-  std::string subject, property, detail, reproduce;
-  ForwardCase minimised_case;
-  std::uint64_t seed = 0;
-  std::int64_t case_index = -1;
-  // The subject's and the emulator's outputs of the minimised case for forward properties; empty for
-  // others. A forward failure without `expected` gets the emulator's output of the case.
-  std::vector<float> observed, expected;
-  std::string gpu;  // where the failure was found, "" when not known
-};
-
-enum class AddOutcome { written, already_present };
-
-// corpus_dir/failures/<property>-<16 hex digits>.json, the digits from the SHA-256 of the contract, the
-// subject, the property and the case's inputs (generator fields and materialised values): the same
-// failure found twice names the same file.
-std::string failure_entry_path(const std::string& corpus_dir, const FailureRecordInput& in);
-
-// Writes the entry of one failure (creating corpus_dir/failures/), or returns already_present, writing
-// nothing, when its file exists. Safe to call from several threads: one of two identical calls writes.
-// std::invalid_argument when the input contradicts itself (outputs of the wrong size, a backward
-// property with outputs); FileWriteError / NpyError when the disk refuses.
-AddOutcome add_failure_entry(const std::string& corpus_dir, const FailureRecordInput& in);
-
-// The entry add_failure_entry writes, without writing it.
-CorpusEntry failure_entry(const FailureRecordInput& in);
-
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -7,7 +7,7 @@
 
 #include "core/problem.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 // Golden vectors: small problems with the output bits a real GPU produced for one kernel variant.
 // CI has no GPU; replaying these through the host emulator of the variant's contract checks the
@@ -33,7 +33,7 @@ void write_golden_file(const GoldenFile& f, const std::string& path);
 // Values as 8-hex-digit binary32 bit patterns (exact: NaN payloads and signed zeros included).
 nlohmann::json to_hex(const std::vector<float>& v);
 
-// The strict readers (properties/strict_json.h): every failure is a CorpusError (a std::runtime_error)
+// The strict readers (protocol/strict_json.h): every failure is a CorpusError (a std::runtime_error)
 // "FILE: case N: FIELD: what is wrong", and nothing else is thrown for any input. A case read has
 // M, N, K in [1, 2^31], every array exactly its shape (counts through checked_product), so that its
 // problem passes ForwardProblem::shapes_consistent(); the contract's own checks (bf16 operands, output
@@ -41,4 +41,4 @@ nlohmann::json to_hex(const std::vector<float>& v);
 GoldenFile parse_golden_text(std::string_view text, const std::string& where);
 GoldenFile read_golden_file(const std::string& path);  // files over 256 MiB are refused unread
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

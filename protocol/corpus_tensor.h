@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
-namespace ordo::properties::corpus_detail {
+namespace ordo::protocol::corpus_detail {
 
 // f32: binary32 values, '<f4' in an .npy. bf16: bfloat16 values held as the binary32 of equal value (low
 // 16 bits zero, which the reader checks), '<u2' raw bits in an .npy.
@@ -56,4 +56,4 @@ class TensorWriter {
 // Values as 8 lowercase hex digits each (exact: NaN payloads and signed zeros included).
 nlohmann::ordered_json hex_array(const std::vector<float>& v);
 
-}  // namespace ordo::properties::corpus_detail
+}  // namespace ordo::protocol::corpus_detail

@@ -1,9 +1,9 @@
-#include "properties/corpus_legacy.h"
+#include "protocol/corpus_legacy.h"
 
 #include "core/contract_file.h"
 #include "core/float_bits.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 CorpusEntry golden_header(const std::string& variant, const std::string& contract, const std::string& gpu,
@@ -145,4 +145,4 @@ std::string legacy_difference(const RegressionFile& f, const CorpusEntry& e) {
   return "";
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

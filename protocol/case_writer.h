@@ -8,7 +8,7 @@
 
 #include "core/dtype.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 class CaseWriter {
  public:
@@ -29,4 +29,4 @@ class CaseWriter {
   std::map<std::string, std::string> digests_;
 };
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

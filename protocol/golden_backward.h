@@ -10,7 +10,7 @@
 
 #include "core/backward_problem.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 struct GoldenBackwardCase {
   std::string family;                       // value family the inputs came from
@@ -32,7 +32,7 @@ inline constexpr std::string_view kGoldenBackwardSchema = "ordo.golden-backward/
 
 void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& path);
 
-// The strict readers (properties/strict_json.h): every failure is a CorpusError (a std::runtime_error)
+// The strict readers (protocol/strict_json.h): every failure is a CorpusError (a std::runtime_error)
 // "FILE: case N: FIELD: what is wrong", and nothing else is thrown for any input. Shapes are integers
 // in [1, 2^31] (T in [0, 2^31]), every array exactly its shape (counts through checked_product), keys
 // of width 2 or 3 with T * width int64 values; each problem read passes ordo::validate
@@ -41,4 +41,4 @@ void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& 
 GoldenBackwardFile parse_golden_backward_text(std::string_view text, const std::string& where);
 GoldenBackwardFile read_golden_backward_file(const std::string& path);  // files over 256 MiB refused unread
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

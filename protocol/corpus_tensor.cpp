@@ -1,4 +1,4 @@
-#include "properties/corpus_tensor.h"
+#include "protocol/corpus_tensor.h"
 
 #include <bit>
 #include <filesystem>
@@ -9,11 +9,11 @@
 #include "core/bounded_file.h"
 #include "core/checked_size.h"
 #include "core/float_bits.h"
-#include "properties/corpus_entry.h"
-#include "properties/sha256.h"
+#include "protocol/corpus_entry.h"
+#include "protocol/sha256.h"
 #include "protocol/npy.h"
 
-namespace ordo::properties::corpus_detail {
+namespace ordo::protocol::corpus_detail {
 namespace {
 
 // The digests hash the values' memory as their little-endian bytes.
@@ -165,4 +165,4 @@ nlohmann::ordered_json TensorWriter::ints(const std::vector<std::int64_t>& v, co
   return {{"npy", file}, {"sha256", values_sha256(v)}};
 }
 
-}  // namespace ordo::properties::corpus_detail
+}  // namespace ordo::protocol::corpus_detail

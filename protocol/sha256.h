@@ -1,5 +1,5 @@
 #pragma once
-// SHA-256 (FIPS 180-4), for the digests of corpus entries (properties/corpus_entry.h): the values of a
+// SHA-256 (FIPS 180-4), for the digests of corpus entries (protocol/corpus_entry.h): the values of a
 // tensor, the .npy file an entry names, the name of a failure entry. A digest is what detects a file
 // swapped or corrupted beside an entry; it is not used for anything secret. Written here, small and
 // checked against the FIPS test vectors (tests/host/corpus_entry_test.cpp), so that ordo needs no
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 class Sha256 {
  public:
@@ -36,12 +36,12 @@ inline std::string sha256_hex(std::string_view text) { return sha256_hex(text.da
 // Exactly 64 lowercase hex digits (what hex_digest writes; an entry's digests are compared as text).
 bool is_sha256_hex(std::string_view s);
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 // The SHA-256 of a whole regular file, read in blocks (a plugin library, an input file); FileReadError
 // (core/bounded_file.h) for anything that is not a regular file of at most `max_bytes`.
 std::string file_sha256(const std::string& path, std::size_t max_bytes);
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -10,7 +10,7 @@
 
 #include "core/backward_problem.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 inline constexpr std::string_view kRegressionSchema = "ordo.regression/1";
 
@@ -27,7 +27,7 @@ struct RegressionFile {
   std::vector<RegressionCase> cases;
 };
 
-// Strict (properties/strict_json.h): every failure is a CorpusError "FILE: case N: FIELD: what is
+// Strict (protocol/strict_json.h): every failure is a CorpusError "FILE: case N: FIELD: what is
 // wrong" and nothing else is thrown for any input. Fields: schema, name, contract (a built-in dW
 // contract; its operand dtype decides bf16), description and values (text), T in [1, 2^31], N, K in
 // [1, 2^31], x [T][K] and g [T][N] as rows of hex values, optional keys {width 2 or 3, rows [T][width]
@@ -37,4 +37,4 @@ struct RegressionFile {
 RegressionFile parse_regression_text(std::string_view text, const std::string& where);
 RegressionFile read_regression_file(const std::string& path);  // files over 256 MiB refused unread
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

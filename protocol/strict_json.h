@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 // Every failure of the corpus readers. what() is "FILE: case N: FIELD: what is wrong", without the
 // case part for header fields and without the field part for the file as a whole.
@@ -112,4 +112,4 @@ float hex_value(const nlohmann::json& v, const Location& where, const std::strin
 std::int64_t integer_value(const nlohmann::json& v, const Location& where, const std::string& field,
                            std::int64_t lo, std::int64_t hi);
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -14,7 +14,7 @@
 
 #include "properties/property_runner.h"
 
-namespace ordo::properties {
+namespace ordo::campaign {
 
 // One lane's progress on one property: the next index it runs and what it has seen so far.
 struct LaneState {
@@ -56,34 +56,34 @@ struct CampaignOptions {
   int shard = 0, shards = 1;
   int workers = 1;
   std::int64_t chunk = 16;  // cases per subject per round of a lane, shared among its properties in proportion to their budgets
-  RunOptions run;          // seed, shrink budget, reproduce prefix (its stop and progress are not used)
+  properties::RunOptions run;          // seed, shrink budget, reproduce prefix (its stop and progress are not used)
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int worker)> bind_worker;  // in each worker thread before its first case (e.g. cudaSetDevice)
   // A minimised failure, as soon as it is found (the campaign writes it to the corpus before going on).
-  std::function<void(const PropertySpec&, const CaseOutcome&)> on_failure;
+  std::function<void(const properties::PropertySpec&, const properties::CaseOutcome&)> on_failure;
   std::function<void(const CampaignProgress&)> progress;  // about once a second
   std::function<void(const CampaignState&)> checkpoint;   // about every `checkpoint_seconds`
   double checkpoint_seconds = 2;
 };
 
 // The fingerprint of (the identity, seed, cases, shards, workers, the properties): resuming needs the same.
-std::string campaign_fingerprint(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
-CampaignState fresh_state(const std::vector<PropertySpec>& specs, const CampaignOptions& o);
+std::string campaign_fingerprint(const std::vector<properties::PropertySpec>& specs, const CampaignOptions& o);
+CampaignState fresh_state(const std::vector<properties::PropertySpec>& specs, const CampaignOptions& o);
 // Why two fingerprints differ, for the refusal's message: the first field that differs, both ways
 // ("seed: 7 in the checkpoint, 8 now"; "property a|k: in the checkpoint only"). Empty when equal.
 std::string fingerprint_difference(const std::string& saved, const std::string& now);
 
 // Runs (or resumes) the campaign in `state`. Returns when every lane finished its cases, the time budget
 // is spent, or *stop is set; `state` then holds everything done.
-void run_campaign(const std::vector<PropertySpec>& specs, const CampaignOptions& o, CampaignState& state);
+void run_campaign(const std::vector<properties::PropertySpec>& specs, const CampaignOptions& o, CampaignState& state);
 
 // One run per property: the lanes merged (counts summed, maxima taken, the first 20 failures by index:
 // the same for any split). Every case runs and counts; a lane minimises, keeps and reports (on_failure)
 // its first 20 failures of a property.
-std::vector<PropertyRun> merged_runs(const std::vector<PropertySpec>& specs, const std::vector<CampaignState>& states);
+std::vector<PropertyRun> merged_runs(const std::vector<properties::PropertySpec>& specs, const std::vector<CampaignState>& states);
 void merge_into(PropertyRun& into, const PropertyRun& from);
 
 nlohmann::json state_to_json(const CampaignState& s);
 CampaignState state_from_json(const nlohmann::json& j, const std::string& where);  // std::runtime_error on a bad file
 
-}  // namespace ordo::properties
+}  // namespace ordo::campaign

@@ -1,4 +1,4 @@
-#include "properties/golden_corpus.h"
+#include "protocol/golden_corpus.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/float_bits.h"
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 GoldenCase read_case(const nlohmann::json& jc, const Location& where) {
@@ -81,4 +81,4 @@ GoldenFile parse_golden_text(std::string_view text, const std::string& where) {
 
 GoldenFile read_golden_file(const std::string& path) { return parse_golden_text(read_corpus_file(path), path); }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

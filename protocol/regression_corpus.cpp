@@ -1,4 +1,4 @@
-#include "properties/regression_corpus.h"
+#include "protocol/regression_corpus.h"
 
 #include <limits>
 #include <optional>
@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/contract.h"
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
@@ -92,4 +92,4 @@ RegressionFile read_regression_file(const std::string& path) {
   return parse_regression_text(read_corpus_file(path), path);
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -1,19 +1,19 @@
 #pragma once
 // The move of the corpus from its three first formats (ordo.golden/1, ordo.golden-backward/1,
-// ordo.regression/1; properties/golden_corpus.h, golden_backward.h, regression_corpus.h) to ordo.corpus/1
-// (properties/corpus_entry.h), and the proof that it lost no bit: legacy_difference compares every input
+// ordo.regression/1; protocol/golden_corpus.h, golden_backward.h, regression_corpus.h) to ordo.corpus/1
+// (protocol/corpus_entry.h), and the proof that it lost no bit: legacy_difference compares every input
 // and output bit of a legacy file, as its own reader reads it, with the entry that replaced it, as the new
 // reader reads it. tests/data/legacy-corpus/ keeps the legacy files for that comparison
 // (tests/host/legacy_corpus_test.cpp); tests/legacy/convert_legacy_corpus.cpp is the one-off tool that
 // wrote corpus/ from them.
 #include <string>
 
-#include "properties/corpus_entry.h"
-#include "properties/golden_backward.h"
-#include "properties/golden_corpus.h"
-#include "properties/regression_corpus.h"
+#include "protocol/corpus_entry.h"
+#include "protocol/golden_backward.h"
+#include "protocol/golden_corpus.h"
+#include "protocol/regression_corpus.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 // Conversions. Every case keeps its values bit for bit; a golden case's family becomes its label, a
 // regression's name its file name, its description the why, each of its cases its rows in the case's
@@ -30,4 +30,4 @@ std::string legacy_difference(const GoldenFile& f, const CorpusEntry& e);
 std::string legacy_difference(const GoldenBackwardFile& f, const CorpusEntry& e);
 std::string legacy_difference(const RegressionFile& f, const CorpusEntry& e);
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -1,4 +1,4 @@
-#include "properties/sha256.h"
+#include "protocol/sha256.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include "core/bounded_file.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 constexpr std::array<std::uint32_t, 64> kRound = {
@@ -116,9 +116,9 @@ bool is_sha256_hex(std::string_view s) {
   return true;
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 std::string file_sha256(const std::string& path, std::size_t max_bytes) {
   std::size_t size = 0;
@@ -140,4 +140,4 @@ std::string file_sha256(const std::string& path, std::size_t max_bytes) {
   return h.hex_digest();
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

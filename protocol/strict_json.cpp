@@ -1,4 +1,4 @@
-#include "properties/strict_json.h"
+#include "protocol/strict_json.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +10,7 @@
 #include "core/checked_size.h"
 #include "core/float_bits.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 using nlohmann::json;
@@ -306,4 +306,4 @@ void StrictObject::no_unknown() const {
     if (!read_.count(item.key())) fail(printable(item.key(), 40), "unknown field");
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

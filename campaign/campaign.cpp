@@ -1,4 +1,4 @@
-#include "properties/campaign.h"
+#include "campaign/campaign.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,8 +9,12 @@
 #include <stdexcept>
 #include <thread>
 
-namespace ordo::properties {
+namespace ordo::campaign {
 namespace {
+
+using properties::CaseOutcome;
+using properties::PropertySpec;
+using properties::RunOptions;
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
@@ -407,4 +411,4 @@ CampaignState state_from_json(const json& j, const std::string& where) {
   }
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::campaign

@@ -1,17 +1,17 @@
-#include "properties/case_writer.h"
+#include "protocol/case_writer.h"
 
 #include <filesystem>
 
 #include "core/float_bits.h"
-#include "properties/sha256.h"
+#include "protocol/sha256.h"
 #include "protocol/npy.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
 void CaseWriter::write(const std::string& rel, bool bf16_bits, const std::vector<std::int64_t>& shape, const void* data,
                        std::size_t bytes) {
   make_parent(rel);
-  protocol::write_npy(folder_ + "/" + rel, bf16_bits ? protocol::NpyDtype::u2 : protocol::NpyDtype::f4, shape, data, bytes);
+  write_npy(folder_ + "/" + rel, bf16_bits ? NpyDtype::u2 : NpyDtype::f4, shape, data, bytes);
   digests_[rel] = sha256_hex(data, bytes);
 }
 
@@ -33,4 +33,4 @@ void CaseWriter::make_parent(const std::string& rel) {
   std::filesystem::create_directories(std::filesystem::path(folder_ + "/" + rel).parent_path());
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

@@ -1,4 +1,4 @@
-#include "properties/golden_backward.h"
+#include "protocol/golden_backward.h"
 
 #include <fstream>
 #include <limits>
@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/contract.h"
-#include "properties/golden_corpus.h"
-#include "properties/strict_json.h"
+#include "protocol/golden_corpus.h"
+#include "protocol/strict_json.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 namespace {
 
 constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
@@ -145,4 +145,4 @@ GoldenBackwardFile read_golden_backward_file(const std::string& path) {
   return parse_golden_backward_text(read_corpus_file(path), path);
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol

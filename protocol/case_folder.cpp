@@ -1,18 +1,19 @@
-#include "properties/case_folder.h"
+#include "protocol/case_folder.h"
 
 #include <filesystem>
 #include <map>
 
 #include "core/bounded_file.h"
 #include "core/float_bits.h"
-#include "properties/sha256.h"
+#include "protocol/sha256.h"
 #include "protocol/npy.h"
 
-namespace ordo::properties {
+namespace ordo::protocol {
 
-using protocol::NpyDtype;
 
-CaseFolder::CaseFolder(std::string folder, protocol::CasesManifest manifest)
+
+
+CaseFolder::CaseFolder(std::string folder, CasesManifest manifest)
     : folder_(std::move(folder)), manifest_(std::move(manifest)) {}
 
 std::string CaseFolder::path(const std::string& relative) const {
@@ -26,11 +27,11 @@ std::string CaseFolder::path(const std::string& relative) const {
   }
 }
 
-protocol::NpyArray CaseFolder::read_input(const std::string& relative) {
-  protocol::NpyArray a;
+NpyArray CaseFolder::read_input(const std::string& relative) {
+  NpyArray a;
   try {
-    a = protocol::read_npy(path(relative));
-  } catch (const protocol::NpyError& e) {
+    a = read_npy(path(relative));
+  } catch (const NpyError& e) {
     throw InputError(e.what());
   }
   return a;
@@ -39,7 +40,7 @@ protocol::NpyArray CaseFolder::read_input(const std::string& relative) {
 // The manifest's digest of the data, checked after the dtype and shape (whose messages say more): an input
 // replaced after generation (and its y recomputed) would otherwise be judged as if it were the generated
 // case. One problem given as files has no manifest and no digest.
-void CaseFolder::check_digest(const protocol::NpyArray& a, const std::string& relative, const std::string& sha256) const {
+void CaseFolder::check_digest(const NpyArray& a, const std::string& relative, const std::string& sha256) const {
   if (sha256.empty()) return;
   const std::string got = sha256_hex(a.data.data(), a.data.size());
   if (got != sha256)
@@ -51,7 +52,7 @@ std::vector<float> CaseFolder::operand(const std::string& relative, const std::s
                                        std::int64_t cols, bool shared) {
   const std::string p = path(relative);
   if (auto it = cache_.find(p); shared && it != cache_.end()) return it->second;
-  const protocol::NpyArray a = read_input(relative);
+  const NpyArray a = read_input(relative);
   const std::vector<std::int64_t> want{rows, cols};
   const bool vector_ok = rows == 1 && a.shape == std::vector<std::int64_t>{cols};
   if (a.shape != want && !vector_ok) {
@@ -63,11 +64,11 @@ std::vector<float> CaseFolder::operand(const std::string& relative, const std::s
   std::vector<float> v;
   const bool bf16 = manifest_.operands == "bf16";
   if (!bf16) {
-    if (a.dtype != NpyDtype::f4) throw InputError(p + ": dtype " + std::string(protocol::npy_dtype_name(a.dtype)) + ", expected <f4 (f32 operands)");
+    if (a.dtype != NpyDtype::f4) throw InputError(p + ": dtype " + std::string(npy_dtype_name(a.dtype)) + ", expected <f4 (f32 operands)");
     v = a.as_f32();
   } else {
     if (a.dtype != NpyDtype::u2 && a.dtype != NpyDtype::i2 && a.dtype != NpyDtype::bf16)
-      throw InputError(p + ": dtype " + std::string(protocol::npy_dtype_name(a.dtype)) +
+      throw InputError(p + ": dtype " + std::string(npy_dtype_name(a.dtype)) +
                        ", expected bfloat16 bits (<u2, <i2 or the ml_dtypes bfloat16 descr)");
     const std::vector<std::uint16_t> bits = a.as_u16();
     v.resize(bits.size());
@@ -81,7 +82,7 @@ std::vector<float> CaseFolder::operand(const std::string& relative, const std::s
   return v;
 }
 
-ForwardProblem CaseFolder::inputs(const protocol::CaseEntry& c) {
+ForwardProblem CaseFolder::inputs(const CaseEntry& c) {
   ForwardProblem p;
   p.M = c.M;
   p.N = c.N;
@@ -90,8 +91,8 @@ ForwardProblem CaseFolder::inputs(const protocol::CaseEntry& c) {
   p.w = operand(c.w, c.w_sha256, c.N, c.K, true);
   if (c.bias) {
     const std::string bp = path(c.b);
-    const protocol::NpyArray a = read_input(c.b);
-    if (a.dtype != NpyDtype::f4) throw InputError(bp + ": the bias must be <f4, got " + std::string(protocol::npy_dtype_name(a.dtype)));
+    const NpyArray a = read_input(c.b);
+    if (a.dtype != NpyDtype::f4) throw InputError(bp + ": the bias must be <f4, got " + std::string(npy_dtype_name(a.dtype)));
     if (a.shape != std::vector<std::int64_t>{c.N} && a.shape != std::vector<std::int64_t>{1, c.N})
       throw InputError(bp + ": the bias must have shape (" + std::to_string(c.N) + ",)");
     check_digest(a, c.b, c.b_sha256);
@@ -100,13 +101,13 @@ ForwardProblem CaseFolder::inputs(const protocol::CaseEntry& c) {
   return p;
 }
 
-std::vector<float> CaseFolder::output(const protocol::CaseEntry& c, bool* bf16) {
+std::vector<float> CaseFolder::output(const CaseEntry& c, bool* bf16) {
   const std::string yp = path(c.y);
   if (!std::filesystem::exists(yp)) throw InputError(yp + ": missing (the program under test writes each case's y.npy)");
-  protocol::NpyArray a;
+  NpyArray a;
   try {
-    a = protocol::read_npy(yp);
-  } catch (const protocol::NpyError& e) {
+    a = read_npy(yp);
+  } catch (const NpyError& e) {
     throw InputError(e.what());
   }
   if (a.shape != std::vector<std::int64_t>{c.M, c.N})
@@ -121,16 +122,16 @@ std::vector<float> CaseFolder::output(const protocol::CaseEntry& c, bool* bf16) 
     y.resize(bits.size());
     for (std::size_t i = 0; i < bits.size(); ++i) y[i] = float_of(std::uint32_t{bits[i]} << 16);
   } else {
-    throw InputError(yp + ": dtype " + std::string(protocol::npy_dtype_name(a.dtype)) + ": Y must be <f4 or 2-byte bfloat16 bits");
+    throw InputError(yp + ": dtype " + std::string(npy_dtype_name(a.dtype)) + ": Y must be <f4 or 2-byte bfloat16 bits");
   }
   return y;
 }
 
 void CaseFolder::check_outputs_present() {
-  for (const protocol::CaseEntry& c : manifest_.cases) {
+  for (const CaseEntry& c : manifest_.cases) {
     bool bf16 = false;
     (void)output(c, &bf16);
   }
 }
 
-}  // namespace ordo::properties
+}  // namespace ordo::protocol
