@@ -22,12 +22,6 @@ using protocol::EntryKind;
 using protocol::FailureDetails;
 using protocol::Sha256;
 
-std::string hex64(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // A property name as part of a file name: [a-z0-9._-] kept, anything else '_'.
 std::string file_part(const std::string& s) {
   std::string out;

@@ -53,8 +53,9 @@ void expect_subject_fault_rows(const OrdoRun& r, const std::string& what) {
   for (const nlohmann::json& row : r.report.at("results")) {
     // The library is correct but for ending its process: every row it fails is a subject fault, the
     // fail-closed scenarios' too.
-    if (row.at("failed").get<std::int64_t>() > 0)
+    if (row.at("failed").get<std::int64_t>() > 0) {
       EXPECT_EQ(row.at("verdict"), "subject_fault") << what << ": " << row.dump();
+    }
     if (row.at("verdict") != "subject_fault") continue;
     ++fault_rows;
     EXPECT_GT(row.at("subject_faults").get<std::int64_t>(), 0) << row.dump();
