@@ -16,6 +16,7 @@
 #include "properties/folder_check.h"
 #include "properties/identify.h"
 #include "protocol/npy.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -23,9 +24,7 @@ using protocol::CaseFolder;
 using protocol::InputError;
 
 std::string fresh_folder(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/ordo-files-" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
+  return ordo::testing::unique_temp_path("files-" + name);
 }
 
 CasesOptions small_options(const Contract& c) {
