@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ordo::properties {
 
@@ -20,6 +21,9 @@ struct CheckResult {
   double normwise_relative_error = 0;   // ||y - exact||_F / ||exact||_F (bound properties)
   std::int64_t overflowed = 0;          // finite inputs, non-finite output (bound premise excluded)
   std::int64_t nonfinite_inputs = 0;    // elements with NaN/Inf among their inputs
+  // Bitwise checks asked to keep them (DifferenceOptions::kept): the flat indices of the first differing
+  // elements, in order (a folder's bound check judges these first).
+  std::vector<std::int64_t> differing;
 
   static CheckResult failure(std::string why) {
     CheckResult r;

@@ -50,39 +50,61 @@ bool same_output(float got, float want, bool any_nan) {
   return bits_of(got) == bits_of(want);
 }
 
+namespace {
+
 CheckResult compare_outputs(const std::vector<float>& got, const std::vector<float>& want, const ForwardProblem& p,
-                            const std::string& got_name, const std::string& want_name, bool any_nan) {
+                            const std::string& got_name, const std::string& want_name, bool any_nan,
+                            const DifferenceOptions& differences) {
   CheckResult r;
   r.elements = static_cast<std::int64_t>(want.size());
   // Equal bits are the same output under either NaN rule: one memcmp settles a passing case (the loop
   // below took 10 ms of a 9e6-element case on one core).
   if (got.size() == want.size() && std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0) return r;
-  std::int64_t mismatches = 0, first = -1;
+  std::int64_t mismatches = 0;
+  std::vector<std::int64_t> first;  // the first max(shown, kept) differing elements
+  const std::size_t wanted = static_cast<std::size_t>(std::max<std::int64_t>(std::max(differences.shown, 1), differences.kept));
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (!same_output(got[i], want[i], any_nan)) {
-      if (first < 0) first = static_cast<std::int64_t>(i);
+      if (first.size() < wanted) first.push_back(static_cast<std::int64_t>(i));
       ++mismatches;
     }
   }
-  if (first < 0) return r;
-  const std::int64_t m = first / p.N, n = first % p.N;
+  if (first.empty()) return r;
   std::ostringstream os;
-  os << mismatches << " of " << want.size() << " elements differ; first at [" << m << "," << n << "]: " << got_name
-     << " " << describe_float(got[static_cast<std::size_t>(first)]) << ", " << want_name << " "
-     << describe_float(want[static_cast<std::size_t>(first)]) << "; inputs " << row_inputs(p, m, n);
+  os << mismatches << " of " << want.size() << " elements differ";
+  for (std::size_t k = 0; k < first.size() && static_cast<int>(k) < std::max(differences.shown, 1); ++k) {
+    const std::int64_t i = first[k], m = i / p.N, n = i % p.N;
+    os << (k == 0 ? "; first at [" : "\n    at [") << m << "," << n << "]: " << got_name << " "
+       << describe_float(got[static_cast<std::size_t>(i)]) << ", " << want_name << " "
+       << describe_float(want[static_cast<std::size_t>(i)]) << "; inputs " << row_inputs(p, m, n);
+  }
   r.passed = false;
   r.detail = os.str();
+  if (differences.kept > 0)
+    r.differing.assign(first.begin(), first.begin() + std::min<std::int64_t>(differences.kept, static_cast<std::int64_t>(first.size())));
   return r;
 }
 
+}  // namespace
+
+CheckResult compare_outputs(const std::vector<float>& got, const std::vector<float>& want, const ForwardProblem& p,
+                            const std::string& got_name, const std::string& want_name, bool any_nan) {
+  return compare_outputs(got, want, p, got_name, want_name, any_nan, DifferenceOptions{});
+}
+
 CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& reference, const ForwardCase& c) {
-  const ForwardProblem p = c.materialize();
+  return check_bitwise_equal(subject, reference, c.materialize());
+}
+
+CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& reference, const ForwardProblem& p,
+                                const DifferenceOptions& differences) {
   BackendResult got = run(subject, p);
   if (!got.status.ok()) return backend_error(subject, got.status);
   BackendResult want = run(reference, p);
   if (!want.status.ok()) return backend_error(reference, want.status);
-  return compare_outputs(got.y, want.y, p, subject.name(), reference.name(),
-                         !subject.traits().contract.plan.nan_bits.has_value());
+  return compare_outputs(got.y, want.y, p, differences.got_name.empty() ? subject.name() : differences.got_name,
+                         differences.want_name.empty() ? reference.name() : differences.want_name,
+                         !subject.traits().contract.plan.nan_bits.has_value(), differences);
 }
 
 CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c) {
@@ -90,48 +112,117 @@ CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase&
 }
 
 CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c, const ElementJudge& judge) {
-  const ForwardProblem p = c.materialize();
+  return check_within_error_bound(subject, c.materialize(), judge);
+}
+
+CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardProblem& p, const ElementJudge& judge,
+                                     const std::vector<std::int64_t>* elements) {
   BackendResult got = run(subject, p);
   if (!got.status.ok()) return backend_error(subject, got.status);
 
   const ReductionPlan& plan = subject.traits().contract.plan;
   CheckResult r;
-  r.elements = p.M * p.N;
-  std::atomic<std::int64_t> overflowed{0}, nonfinite{0};
+  const std::int64_t judged = elements ? static_cast<std::int64_t>(elements->size()) : p.M * p.N;
+  std::atomic<std::int64_t> overflowed{0}, nonfinite{0}, violations{0};
   std::mutex mutex;
-  std::int64_t first_violation = -1;
+  std::int64_t first_violation = -1;  // in judging order (t)
   oracle::ElementVerdict first_verdict;
   double max_ratio = 0;
-  oracle::parallel_for(p.M * p.N, [&](std::int64_t i) {
+  // MPFR judges each element in ~100 ns a term: in parallel, then the first violation in judging order.
+  oracle::parallel_for(judged, [&](std::int64_t t) {
+    const std::int64_t i = elements ? (*elements)[static_cast<std::size_t>(t)] : t;
     const std::int64_t m = i / p.N, n = i % p.N;
     const oracle::ElementVerdict v =
         judge(plan, p.x_row(m), p.w_row(n), p.K, p.bias_at(n), got.y[static_cast<std::size_t>(i)], p.bf16_output);
     if (v.klass == oracle::ElementClass::overflowed) ++overflowed;
     if (v.klass == oracle::ElementClass::nonfinite_input) ++nonfinite;
     if (v.klass != oracle::ElementClass::finite) return;
+    if (!v.within_bound) ++violations;
     std::lock_guard<std::mutex> lock(mutex);
     max_ratio = std::max(max_ratio, v.error_over_bound());
-    if (!v.within_bound && (first_violation < 0 || i < first_violation)) {
-      first_violation = i;
+    if (!v.within_bound && (first_violation < 0 || t < first_violation)) {
+      first_violation = t;
       first_verdict = v;
     }
   });
   r.overflowed = overflowed;
   r.nonfinite_inputs = nonfinite;
   r.max_error_over_bound = max_ratio;
-  const oracle::ErrorSummary errors = oracle::summarize_errors(got.y, oracle::exact_forward(p));
-  r.max_relative_error = errors.max_relative_error;
-  r.normwise_relative_error = errors.normwise_relative_error;
+  if (elements) {
+    r.elements = judged - overflowed - nonfinite;
+  } else {
+    r.elements = p.M * p.N;
+    const oracle::ErrorSummary errors = oracle::summarize_errors(got.y, oracle::exact_forward(p));
+    r.max_relative_error = errors.max_relative_error;
+    r.normwise_relative_error = errors.normwise_relative_error;
+  }
   if (first_violation >= 0) {
-    const std::int64_t m = first_violation / p.N, n = first_violation % p.N;
+    const std::int64_t i = elements ? (*elements)[static_cast<std::size_t>(first_violation)] : first_violation;
+    const std::int64_t m = i / p.N, n = i % p.N;
     std::ostringstream os;
     os << "bound violated at [" << m << "," << n << "]: " << subject.name() << " "
-       << describe_float(got.y[static_cast<std::size_t>(first_violation)]) << ", exact " << first_verdict.exact
-       << ", error " << first_verdict.error << " > bound " << first_verdict.bound << "; inputs " << row_inputs(p, m, n);
+       << describe_float(got.y[static_cast<std::size_t>(i)]) << ", exact " << first_verdict.exact << ", error "
+       << first_verdict.error << " > bound " << first_verdict.bound << "; inputs " << row_inputs(p, m, n);
+    if (elements) os << " (" << violations.load() << " of " << r.elements << " judged elements outside the bound)";
     r.passed = false;
     r.detail = os.str();
   }
   return r;
+}
+
+CheckResult compare_related_outputs(const RelatedOutput& reference, const RelatedOutput& subject,
+                                    const RowCorrespondence& relation, bool any_nan) {
+  CheckResult r;
+  const ForwardProblem& pa = reference.problem;
+  const ForwardProblem& pb = subject.problem;
+  std::int64_t differing_rows = 0;
+  std::ostringstream os;
+  for (std::size_t i = 0; i < relation.reference_rows.size(); ++i) {
+    const std::int64_t ra = relation.reference_rows[i], rb = relation.subject_rows[i];
+    const float* ya = reference.y.data() + ra * pa.N + relation.reference_col;
+    const float* yb = subject.y.data() + rb * pb.N + relation.subject_col;
+    r.elements += relation.cols;
+    if (std::memcmp(ya, yb, static_cast<std::size_t>(relation.cols) * sizeof(float)) == 0) continue;
+    std::int64_t first = -1, count = 0;
+    for (std::int64_t j = 0; j < relation.cols; ++j) {
+      if (!same_output(yb[j], ya[j], any_nan)) {
+        if (first < 0) first = j;
+        ++count;
+      }
+    }
+    if (count == 0) continue;
+    if (differing_rows++ == 0)
+      os << relation.description << ": row " << ra << " of " << reference.name << " (M=" << pa.M << ") and row " << rb
+         << " of " << subject.name << " (M=" << pb.M << ") differ in " << count << " of " << relation.cols
+         << " columns; first at column " << first << ": " << describe_float(ya[first]) << " vs "
+         << describe_float(yb[first]);
+  }
+  if (differing_rows == 0) return r;
+  r.passed = false;
+  r.detail = os.str();
+  if (differing_rows > 1) r.detail += " (" + std::to_string(differing_rows) + " row pairs differ)";
+  // The subject's inputs at the first difference: its row of X and the row of W of that column.
+  for (std::size_t i = 0; i < relation.reference_rows.size(); ++i) {
+    const std::int64_t ra = relation.reference_rows[i], rb = relation.subject_rows[i];
+    const float* ya = reference.y.data() + ra * pa.N + relation.reference_col;
+    const float* yb = subject.y.data() + rb * pb.N + relation.subject_col;
+    for (std::int64_t j = 0; j < relation.cols; ++j)
+      if (!same_output(yb[j], ya[j], any_nan)) {
+        r.detail += "; inputs " + row_inputs(pb, rb, relation.subject_col + j);
+        return r;
+      }
+  }
+  return r;
+}
+
+CheckResult check_outputs_agree(ForwardSubject& subject, const ForwardProblem& reference, const std::string& reference_name,
+                                const ForwardProblem& other, const std::string& other_name,
+                                const RowCorrespondence& relation, bool any_nan) {
+  BackendResult a = run(subject, reference);
+  if (!a.status.ok()) return backend_error(subject, a.status);
+  BackendResult b = run(subject, other);
+  if (!b.status.ok()) return backend_error(subject, b.status);
+  return compare_related_outputs({reference, a.y, reference_name}, {other, b.y, other_name}, relation, any_nan);
 }
 
 CheckResult check_batch_invariance(ForwardSubject& subject, const ForwardCase& c, std::int64_t batch_rows) {
@@ -159,12 +250,12 @@ CheckResult check_batch_invariance(ForwardSubject& subject, const ForwardCase& c
     std::copy(alone.x.begin(), alone.x.end(), b.x.begin() + pos * p.K);
     BackendResult got = run(subject, b);
     if (!got.status.ok()) return backend_error(subject, got.status);
-    const std::vector<float> row(got.y.begin() + pos * p.N, got.y.begin() + (pos + 1) * p.N);
-    CheckResult one = compare_outputs(row, want.y, alone, "row in batch", "row alone");
+    const RowCorrespondence relation{"a row alone == the same row at position " + std::to_string(pos) + " of a batch of " +
+                                         std::to_string(batch_rows) + " rows",
+                                     {0}, {pos}, 0, 0, p.N};
+    CheckResult one = compare_related_outputs({alone, want.y, "the row alone"}, {b, got.y, "the batch"}, relation);
     r.elements += one.elements;
     if (!one.passed) {
-      one.detail = "batch of " + std::to_string(batch_rows) + " rows, row at position " + std::to_string(pos) +
-                   ": " + one.detail;
       one.elements = r.elements;
       return one;
     }
@@ -185,12 +276,14 @@ CheckResult check_column_shard_equals_slice(ForwardSubject& subject, const Forwa
   if (p.bias) shard.bias->assign(p.bias->begin() + n0, p.bias->begin() + n1);
   BackendResult part = run(subject, shard);
   if (!part.status.ok()) return backend_error(subject, part.status);
-  std::vector<float> slice;
-  for (std::int64_t m = 0; m < p.M; ++m)
-    slice.insert(slice.end(), whole.y.begin() + m * p.N + n0, whole.y.begin() + m * p.N + n1);
-  CheckResult r = compare_outputs(part.y, slice, shard, "shard", "slice of whole");
-  if (!r.passed) r.detail = "columns [" + std::to_string(n0) + "," + std::to_string(n1) + "): " + r.detail;
-  return r;
+  RowCorrespondence relation{"columns [" + std::to_string(n0) + "," + std::to_string(n1) +
+                                 ") of the whole output == the output of that shard of W",
+                             {}, {}, n0, 0, n1 - n0};
+  for (std::int64_t m = 0; m < p.M; ++m) {
+    relation.reference_rows.push_back(m);
+    relation.subject_rows.push_back(m);
+  }
+  return compare_related_outputs({p, whole.y, "the whole"}, {shard, part.y, "the shard"}, relation);
 }
 
 CheckResult check_exact_result_order_independent(const ForwardCase& c) {

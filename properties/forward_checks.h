@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "subjects/forward_subject.h"
 #include "properties/check_result.h"
@@ -13,8 +15,20 @@ namespace ordo::properties {
 // The forward properties, written once against ForwardSubject. Each takes a generated case and
 // returns what it saw; the gtest properties and `ordo verify` both call these.
 
+// How much of a bitwise difference a check describes: the first `shown` differing elements in the detail
+// (each with both values and its inputs), the flat indices of the first `kept` in CheckResult::differing.
+// `got_name` and `want_name` name the two outputs (empty: the subjects' names).
+struct DifferenceOptions {
+  int shown = 1;
+  std::int64_t kept = 0;
+  std::string got_name, want_name;
+};
+
 // subject == reference, bit for bit, every output element (NaN bits included).
 CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& reference, const ForwardCase& c);
+// The same on a given problem (a generated case materialised, or a case of a folder of recorded outputs).
+CheckResult check_bitwise_equal(ForwardSubject& subject, ForwardSubject& reference, const ForwardProblem& p,
+                                const DifferenceOptions& differences = {});
 
 // Every element of subject's output is within the a-priori error bound of its contract's plan
 // (oracle/plan_error_bound.h) of the exact (MPFR) result; reports the tightness (error / bound).
@@ -25,6 +39,11 @@ using ElementJudge = std::function<oracle::ElementVerdict(const ReductionPlan& p
                                                           std::int64_t K, std::optional<float> bias, float candidate,
                                                           bool bf16_output)>;
 CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardCase& c, const ElementJudge& judge);
+// On a given problem. `elements` (flat indices) judges those elements only, for outputs too large to judge
+// whole (a folder's cases): `elements` of the result then counts the finite ones judged, the first violation
+// is the first in that order, and the errors against the whole exact result are not summarised.
+CheckResult check_within_error_bound(ForwardSubject& subject, const ForwardProblem& p, const ElementJudge& judge,
+                                     const std::vector<std::int64_t>* elements = nullptr);
 
 // Row 0 of the case computed alone (M = 1) equals the same row inside a batch of `batch_rows` rows
 // placed first, last and at a random position; the other rows come from the same value family.
@@ -32,6 +51,32 @@ CheckResult check_batch_invariance(ForwardSubject& subject, const ForwardCase& c
 
 // A contiguous column shard [n0, n1) of W (and b) gives exactly columns [n0, n1) of the whole output.
 CheckResult check_column_shard_equals_slice(ForwardSubject& subject, const ForwardCase& c);
+
+// Two outputs related by an invariance: rows reference_rows[i] of the reference output and subject_rows[i] of
+// the subject output, columns [reference_col, reference_col + cols) and [subject_col, subject_col + cols), must
+// be equal bit for bit (a row alone and the same row in a batch, a batch and its permutation, a shard and its
+// slice). `description` starts a failure's detail.
+struct RowCorrespondence {
+  std::string description;
+  std::vector<std::int64_t> reference_rows, subject_rows;
+  std::int64_t reference_col = 0, subject_col = 0, cols = 0;
+};
+// One side of a relation: the problem (for the inputs a failure shows), its output, and what to call it.
+struct RelatedOutput {
+  const ForwardProblem& problem;
+  const std::vector<float>& y;
+  std::string name;
+};
+// Compares the related rows (any_nan: any two NaNs are equal). A failure names the first differing row pair
+// (how many columns differ, the first with both values and the subject's inputs there) and how many pairs
+// differ; `elements` counts the elements compared.
+CheckResult compare_related_outputs(const RelatedOutput& reference, const RelatedOutput& subject,
+                                    const RowCorrespondence& relation, bool any_nan = false);
+// Runs the subject on both problems and compares the related rows: two recorded outputs of a folder that must
+// agree, or any two problems whose outputs an invariance relates.
+CheckResult check_outputs_agree(ForwardSubject& subject, const ForwardProblem& reference, const std::string& reference_name,
+                                const ForwardProblem& other, const std::string& other_name,
+                                const RowCorrespondence& relation, bool any_nan = false);
 
 // The exact oracle's correctly rounded result does not change when k is permuted (x and w columns
 // jointly): it would, if the oracle rounded anywhere.

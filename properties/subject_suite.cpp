@@ -148,6 +148,18 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
   }
   const std::int64_t bitwise = t.device_buffers ? (l2 ? 10000 : 1000) : (l2 ? 2000 : 300);
   const std::int64_t other = t.device_buffers ? 1000 : (l2 ? 500 : 100);
+  // Every operation a subject declares fail-closed gets its fail-closed row, as the forward one does.
+  const auto add_fail_closed = [&] {
+    if (!t.fail_closed || !subject->has_fail_closed_scenarios()) return;
+    PropertySpec spec =
+        spec_for(t, data ? "backward.dx_kernel_fail_closed" : "backward.dw_kernel_fail_closed",
+                 data ? "each malformed dX call gets its specific error and leaves dX untouched"
+                      : "each malformed dW call (keys the contract refuses among them) gets its specific error and "
+                        "leaves dW and db untouched",
+                 PropertyKind::scenario, 0, rc::gen::just(ForwardCase{}), {}, o);
+    spec.scenarios = [subject] { return subject->fail_closed_scenarios(); };
+    s.properties.push_back(std::move(spec));
+  };
   if (data) {
     s.properties.push_back(spec_for(t, "backward.dx_kernel_equals_emulator",
                                     "dX of the subject == the emulator's, bit for bit, NaN bits included",
@@ -162,6 +174,7 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
           "where a variant does that",
           PropertyKind::bitwise, l2 ? 200 : 40, gen_large_grid_case(all, options),
           [subject, emulator](const ForwardCase& c) { return check_dx_equal(*subject, *emulator, c); }, o));
+    add_fail_closed();
     return;
   }
   s.properties.push_back(spec_for(
@@ -208,6 +221,7 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
         },
         o));
   }
+  add_fail_closed();
 }
 
 }  // namespace ordo::properties

@@ -32,6 +32,9 @@ class BackwardSubject {
   // continuing the chains (the kernels' accumulate; the emulator's in-order session). One microbatch: a
   // whole-batch call. More than one needs traits().accumulate.
   virtual BackwardWeightRun weight(const std::vector<BackwardWeightProblem>& microbatches) = 0;
+  // The malformed-call scenarios of its operation (subjects/fail_closed.h), for subjects that can run them.
+  virtual bool has_fail_closed_scenarios() const { return false; }
+  virtual std::vector<FailClosedOutcome> fail_closed_scenarios() { return {}; }
 
   const std::string& name() const { return traits().kind; }
   const std::string& kernel_id() const { return traits().id; }

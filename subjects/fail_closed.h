@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "kernels/backward_api.h"
 #include "kernels/forward_api.h"
 #include "subjects/subject_traits.h"
 
@@ -49,5 +50,20 @@ struct FailClosedTarget {
 // alignment), then the controls: the valid call is accepted and writes y. Returns the outcomes of the
 // scenarios from target.progress.first on.
 std::vector<FailClosedOutcome> run_forward_fail_closed(const FailClosedTarget& target);
+
+// What the backward scenarios drive: one operation (its traits' contract says dX or dW), each raw call
+// through `call_data` or `call_weight` (a plugin's ordo_subject_backward_data / _weight).
+struct BackwardFailClosedTarget {
+  SubjectTraits traits;
+  std::function<Status(const kernels::BackwardDataArgs& args)> call_data;
+  std::function<Status(const kernels::BackwardWeightArgs& args)> call_weight;
+  FailClosedProgress progress;
+};
+
+// dX: wrong dtypes, bad and inconsistent sizes, null, misaligned and host pointers, dX aliasing an input, K
+// off the k multiple; dW: the same for x, g, dW and db, and for a contract of logical keys the keys it refuses
+// (not int64, not 2 or 3 columns, not T rows, misaligned, two active rows with one key, a padding row with a
+// gradient). Then the control: the valid call is accepted and writes every output (subjects/backward_fail_closed.cpp).
+std::vector<FailClosedOutcome> run_backward_fail_closed(const BackwardFailClosedTarget& target);
 
 }  // namespace ordo

@@ -43,6 +43,9 @@ Status take_result(Answer& a, std::int64_t rows, std::int64_t cols, std::vector<
   return a.status;
 }
 
+// The fail-closed scenarios of an operation, forward or backward, run in its worker (defined below).
+std::vector<FailClosedOutcome> isolated_fail_closed(Operation& op);
+
 class IsolatedForwardSubject final : public ForwardSubject {
  public:
   explicit IsolatedForwardSubject(Operation op) : op_(std::move(op)) {}
@@ -62,7 +65,7 @@ class IsolatedForwardSubject final : public ForwardSubject {
     return r;
   }
 
-  std::vector<FailClosedOutcome> fail_closed_scenarios() override;
+  std::vector<FailClosedOutcome> fail_closed_scenarios() override { return isolated_fail_closed(op_); }
 
  private:
   Operation op_;
@@ -71,16 +74,16 @@ class IsolatedForwardSubject final : public ForwardSubject {
 // The scenarios run in a worker, which reports each as it starts and as it finishes. When the worker dies
 // or hangs in one, that scenario is a failed outcome carrying the status, and a fresh worker resumes with
 // the next: every scenario still runs. (Each round starts at least one scenario further on.)
-std::vector<FailClosedOutcome> IsolatedForwardSubject::fail_closed_scenarios() {
+std::vector<FailClosedOutcome> isolated_fail_closed(Operation& op) {
   std::vector<FailClosedOutcome> outcomes;
   std::uint64_t next = 0;
   for (;;) {
-    Request q = op_.request(MessageType::fail_closed);
+    Request q = op.request(MessageType::fail_closed);
     q.first_scenario = next;
     std::optional<FailClosedOutcome> running;  // started and not finished
     std::uint64_t running_index = 0;
     Status worker_error;  // the worker's own failure, reported as a result
-    const Status s = op_.pool->exchange(q, "a fail-closed scenario", [&](Answer& a) {
+    const Status s = op.pool->exchange(q, "a fail-closed scenario", [&](Answer& a) {
       switch (a.type) {
         case MessageType::scenario_started:
           if (running || a.scenario_index < next) throw ProtocolError("a scenario started out of order");
@@ -133,6 +136,8 @@ class IsolatedBackwardSubject final : public BackwardSubject {
  public:
   explicit IsolatedBackwardSubject(Operation op) : op_(std::move(op)) {}
   const SubjectTraits& traits() const override { return op_.traits; }
+  bool has_fail_closed_scenarios() const override { return true; }
+  std::vector<FailClosedOutcome> fail_closed_scenarios() override { return isolated_fail_closed(op_); }
 
   BackendResult data(const BackwardDataProblem& p) override {
     if (op_.traits.contract.kind != ContractKind::backward_data)

@@ -163,6 +163,10 @@ class PluginBackwardSubject final : public BackwardSubject {
   PluginBackwardSubject(std::shared_ptr<PluginLibrary> lib, SubjectTraits t, int op)
       : lib_(std::move(lib)), traits_(std::move(t)), op_(op) {}
   const SubjectTraits& traits() const override { return traits_; }
+  bool has_fail_closed_scenarios() const override { return true; }
+  std::vector<FailClosedOutcome> fail_closed_scenarios() override {
+    return run_backward_fail_closed(plugin_backward_fail_closed_target(lib_, traits_));
+  }
 
   BackendResult data(const BackwardDataProblem& p) override {
     if (op_ != ORDO_OP_BACKWARD_DATA) return {Status::error(StatusCode::unsupported_shape, "not a dX subject"), {}};
@@ -282,6 +286,46 @@ FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> librar
             return call_forward(*library, a);
           },
           {}};
+}
+
+BackwardFailClosedTarget plugin_backward_fail_closed_target(std::shared_ptr<PluginLibrary> library,
+                                                            const SubjectTraits& traits) {
+  const auto tensor_of = [](const kernels::TensorRef& t) {
+    return ordo_tensor{t.data, dtype_to_abi(t.dtype), t.rows, t.cols};
+  };
+  const auto output_of = [](const kernels::OutputRef& o) {
+    return ordo_output{o.data, dtype_to_abi(o.dtype), o.rows, o.cols};
+  };
+  BackwardFailClosedTarget target;
+  target.traits = traits;
+  target.call_data = [library, tensor_of, output_of](const kernels::BackwardDataArgs& k) {
+    ordo_backward_data_args a{};
+    a.struct_size = sizeof a;
+    a.g = tensor_of(k.g);
+    a.w = tensor_of(k.w);
+    a.dx = output_of(k.dx);
+    a.stream = k.stream;
+    char message[1024] = {};
+    const int rc = library->backward_data(&a, message, sizeof message);
+    message[sizeof message - 1] = '\0';
+    return status_from_abi(rc, message);
+  };
+  target.call_weight = [library, tensor_of, output_of](const kernels::BackwardWeightArgs& k) {
+    ordo_backward_weight_args a{};
+    a.struct_size = sizeof a;
+    a.x = tensor_of(k.x);
+    a.g = tensor_of(k.g);
+    a.keys = tensor_of(k.keys);
+    a.dw = output_of(k.dw);
+    a.db = output_of(k.db);
+    a.accumulate = k.accumulate ? 1 : 0;
+    a.stream = k.stream;
+    char message[1024] = {};
+    const int rc = library->backward_weight(&a, message, sizeof message);
+    message[sizeof message - 1] = '\0';
+    return status_from_abi(rc, message);
+  };
+  return target;
 }
 
 PluginSubjects load_plugin_subjects(const std::string& path) {

@@ -66,11 +66,11 @@ Status select_device(Served& served, bool host_buffers, int device) {
   return Status::success();
 }
 
+// The scenarios of the operation asked for, forward or backward, each streamed to ordo as it starts and ends.
 void run_fail_closed(int fd, Served& served, const Request& q) {
-  ForwardSubject* subject = served.forward[q.operation];
-  FailClosedTarget target = plugin_fail_closed_target(served.subjects.library, subject->traits());
-  target.progress.first = static_cast<std::size_t>(q.first_scenario);
-  target.progress.started = [fd](std::size_t index, const std::string& scenario, StatusCode expected) {
+  FailClosedProgress progress;
+  progress.first = static_cast<std::size_t>(q.first_scenario);
+  progress.started = [fd](std::size_t index, const std::string& scenario, StatusCode expected) {
     Answer a;
     a.type = MessageType::scenario_started;
     a.scenario_index = index;
@@ -78,14 +78,23 @@ void run_fail_closed(int fd, Served& served, const Request& q) {
     a.outcome.expected = expected;
     send(fd, a);
   };
-  target.progress.finished = [fd](std::size_t index, const FailClosedOutcome& outcome) {
+  progress.finished = [fd](std::size_t index, const FailClosedOutcome& outcome) {
     Answer a;
     a.type = MessageType::scenario_finished;
     a.scenario_index = index;
     a.outcome = outcome;
     send(fd, a);
   };
-  run_forward_fail_closed(target);
+  if (q.operation < served.forward.size() && served.forward[q.operation] != nullptr) {
+    FailClosedTarget target = plugin_fail_closed_target(served.subjects.library, served.forward[q.operation]->traits());
+    target.progress = std::move(progress);
+    run_forward_fail_closed(target);
+  } else {
+    BackwardFailClosedTarget target =
+        plugin_backward_fail_closed_target(served.subjects.library, served.backward[q.operation]->traits());
+    target.progress = std::move(progress);
+    run_backward_fail_closed(target);
+  }
   Answer done;
   done.type = MessageType::scenarios_done;
   send(fd, done);
@@ -94,7 +103,9 @@ void run_fail_closed(int fd, Served& served, const Request& q) {
 void serve(int fd, Served& served, bool host_buffers, const Request& q) {
   const bool is_forward = q.operation < served.forward.size() && served.forward[q.operation] != nullptr;
   const bool is_backward = q.operation < served.backward.size() && served.backward[q.operation] != nullptr;
-  const bool fits = q.type == MessageType::forward || q.type == MessageType::fail_closed ? is_forward : is_backward;
+  const bool fits = q.type == MessageType::fail_closed ? is_forward || is_backward
+                    : q.type == MessageType::forward  ? is_forward
+                                                      : is_backward;
   if (!fits) {
     send_result(fd,
                 Status::error(StatusCode::tool_error, std::string("operation ") + std::to_string(q.operation) +

@@ -17,6 +17,7 @@
 #include "campaign/campaign.h"
 #include "properties/suite.h"
 #include "subjects/plugin_subject.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -191,8 +192,7 @@ std::set<std::string> files_in(const std::string& dir) {
 }
 
 TEST(Campaign, ASigkilledCampaignResumesWithEveryCaseAndFailure) {
-  const std::string base = ::testing::TempDir() + "/ordo-campaign-kill";
-  std::filesystem::remove_all(base);
+  const std::string base = ordo::testing::unique_temp_path("campaign-kill");
   const std::vector<std::string> common{"--plugin", plugin("batch_switch"), "--cases", "150", "--seed", "5", "--quiet"};
   auto args = [&](const std::string& out, const std::string& corpus) {
     std::vector<std::string> a = common;

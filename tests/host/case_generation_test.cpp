@@ -14,14 +14,13 @@
 #include "core/contract.h"
 #include "properties/case_coverage.h"
 #include "properties/value_families.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
 
 std::string fresh_folder(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/ordo-generation-" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
+  return ordo::testing::unique_temp_path("generation-" + name);
 }
 
 std::string file_text(const std::string& path) {

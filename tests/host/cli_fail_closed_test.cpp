@@ -16,6 +16,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "test_support.h"
 
 namespace ordo {
 namespace {
@@ -38,9 +39,7 @@ OrdoRun ordo(const std::string& args) {
 }
 
 std::string folder(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/ordo-cli-" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
+  return ordo::testing::unique_temp_path("cli-" + name);
 }
 
 TEST(CliFailClosed, NumbersMustBeExactIntegersInRange) {

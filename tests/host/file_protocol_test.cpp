@@ -16,6 +16,8 @@
 #include "properties/folder_check.h"
 #include "properties/identify.h"
 #include "protocol/npy.h"
+#include "subjects/files_subject.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -23,9 +25,7 @@ using protocol::CaseFolder;
 using protocol::InputError;
 
 std::string fresh_folder(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/ordo-files-" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
+  return ordo::testing::unique_temp_path("files-" + name);
 }
 
 CasesOptions small_options(const Contract& c) {
@@ -286,6 +286,44 @@ TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
 // Relations compare two outputs; the judge once kept a reference to the first while loading the second
 // into a cache that it cleared past 64 outputs, and so compared freed memory. Level-1 folders hold more
 // than 64 outputs; with a cache of one byte every load evicts everything before it.
+TEST(FileProtocol, TheFolderIsASubjectThatAnswersExactlyTheProblemsItRecorded) {
+  const std::string dir = fresh_folder("subject");
+  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
+  opts.shapes = {{8, 4, 6}};
+  protocol::CasesManifest manifest = generate_cases(opts, dir);
+  // A second case with the inputs of the first and an output of its own.
+  protocol::CaseEntry twin = manifest.cases[0];
+  twin.id = "twin";
+  twin.y = "twin_y.npy";
+  manifest.cases.push_back(twin);
+  CaseFolder folder(dir, manifest);
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  FilesSubject files(folder, contract_fwd_f32_fma_chain(), std::size_t{1} << 20);
+  EXPECT_EQ(files.traits().kind, "files");
+  for (const protocol::CaseEntry& c : folder.manifest().cases) (void)files.problem(c);
+  const protocol::CaseEntry& c1 = folder.manifest().cases[1];
+  const ForwardProblem p1 = files.problem(c1);
+  bool bf16 = false;
+  const BackendResult r = files.forward(p1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.y, folder.output(c1, &bf16));
+  // A problem no case has: refused, never answered with another case's output.
+  ForwardProblem other = p1;
+  other.x[0] = std::nextafter(other.x[0], 1e30f);
+  EXPECT_EQ(files.forward(other).status.code, StatusCode::unsupported_shape);
+  // The same inputs twice are one problem: equal outputs answer it; different ones are the subject's fault.
+  const ForwardProblem p0 = files.problem(folder.manifest().cases[0]);
+  EXPECT_TRUE(files.forward(p0).status.ok());
+  std::vector<float> y = folder.output(twin, &bf16);
+  y[0] = std::nextafter(y[0], 1e30f);
+  protocol::write_npy(dir + "/twin_y.npy", protocol::NpyDtype::f4, {twin.M, twin.N}, y.data(), y.size() * 4);
+  FilesSubject again(folder, contract_fwd_f32_fma_chain(), std::size_t{1} << 20);
+  for (const protocol::CaseEntry& c : folder.manifest().cases) (void)again.problem(c);
+  const BackendResult twice = again.forward(p0);
+  EXPECT_EQ(twice.status.code, StatusCode::subject_fault);
+  EXPECT_NE(twice.status.message.find("the same inputs and different outputs"), std::string::npos) << twice.status.message;
+}
+
 TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
   const std::string dir = fresh_folder("cache");
   CasesOptions opts;

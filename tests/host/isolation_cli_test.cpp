@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include "test_support.h"
 
 namespace ordo {
 namespace {
@@ -28,8 +29,7 @@ struct OrdoRun {
 
 // Runs `ordo ARGS --out DIR --quiet` in a fresh folder; the exit code, the output, report.json.
 OrdoRun ordo(const std::string& args, const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("ordo-isolation-" + name);
-  fs::remove_all(dir);
+  const fs::path dir = ordo::testing::unique_temp_path("isolation-" + name);
   fs::create_directories(dir);
   const std::string log = (dir / "log.txt").string();
   const std::string command =

@@ -61,9 +61,39 @@ TEST(Plugins, TheCorrectPluginPassesEveryPropertyItsTraitsSelect) {
                             << (r.failures.empty() ? "" : ": " + r.failures[0].detail);
     ++ran;
   }
-  // forward: bitwise, batch, shard, bound, fail-closed; dX: bitwise; dW: bitwise, refused keys, permutation, shard,
-  // microbatches
-  EXPECT_EQ(ran, 11);
+  // forward: bitwise, batch, shard, bound, fail-closed; dX: bitwise, fail-closed; dW: bitwise, refused keys,
+  // permutation, shard, microbatches, fail-closed
+  EXPECT_EQ(ran, 13);
+}
+
+TEST(Plugins, EveryOperationDeclaredFailClosedGetsItsFailClosedRow) {
+  const properties::Suite suite = suite_of(plugin("correct"));
+  for (const char* name : {"forward.kernel_fail_closed", "backward.dx_kernel_fail_closed", "backward.dw_kernel_fail_closed"}) {
+    const PropertyRun r = run(suite, name);
+    EXPECT_TRUE(r.passed()) << name << ": " << (r.failures.empty() ? "" : r.failures[0].detail);
+    EXPECT_GE(r.cases, 15) << name;  // each malformed call is one case, and the control
+  }
+  // The dW row asks for the keys the contract refuses, by shape and by value.
+  const PropertyRun dw = run(suite, "backward.dw_kernel_fail_closed");
+  EXPECT_EQ(dw.failed, 0);
+}
+
+TEST(Plugins, ADwThatComputesWithKeysItMustRefuseFailsItsFailClosedRow) {
+  const properties::Suite suite = suite_of(plugin("dw_lax_keys"));
+  const PropertyRun fail_closed = run(suite, "backward.dw_kernel_fail_closed");
+  EXPECT_EQ(fail_closed.verdict(), Verdict::expected_rejection_missing);
+  // Exactly the key-shape scenarios: not int64, 1 and 4 columns, T - 1 rows.
+  EXPECT_EQ(fail_closed.failed, 4);
+  ASSERT_FALSE(fail_closed.failures.empty());
+  EXPECT_NE(fail_closed.failures[0].detail.find("keys are f32: expected bad_keys, got ok"), std::string::npos)
+      << fail_closed.failures[0].detail;
+  EXPECT_NE(fail_closed.failures[0].detail.find("the output buffer was written"), std::string::npos)
+      << fail_closed.failures[0].detail;
+  // The generated cases cannot see it: their keys are always int64 [T, 2 or 3], and duplicates and padding
+  // gradients it still refuses.
+  EXPECT_TRUE(run(suite, "backward.dw_kernel_refuses_invalid_keys").passed());
+  EXPECT_TRUE(run(suite, "backward.dw_kernel_equals_emulator").passed());
+  EXPECT_TRUE(run(suite, "backward.dx_kernel_fail_closed").passed());
 }
 
 TEST(Plugins, AnOrderThatSwitchesAtABatchSizeIsCaught) {

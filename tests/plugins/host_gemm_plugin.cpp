@@ -4,6 +4,11 @@
 //   ORDO_TEST_PLUGIN_CORRECT       "host-gemm": forward fwd.f32.fma-chain/1, backward data
 //                                  bwd.dx.f32.fma-chain/1, backward weight bwd.dw.f32.fma-chain/1
 //                                  (logical keys, accumulate), all fail-closed
+//   ORDO_TEST_PLUGIN_DW_LAX_KEYS   "host-gemm-dw-lax-keys": the operations of CORRECT, but its dW takes keys it
+//                                  must refuse with bad_keys (not int64, not 2 or 3 columns, not T rows) and
+//                                  reduces in call order instead; duplicate keys and padding gradients it
+//                                  still refuses (backward.dw_kernel_fail_closed must catch it, and
+//                                  backward.dw_kernel_refuses_invalid_keys cannot)
 //   ORDO_TEST_PLUGIN_BATCH_SWITCH  "host-gemm-batch-switch": forward; k descending when M >= 64
 //   ORDO_TEST_PLUGIN_SHORT_WRITE   "host-gemm-short-write": forward; never writes the last element of y
 //   ORDO_TEST_PLUGIN_OVERRUN       "host-gemm-overrun": forward; also writes y[M*N] = 0, one past the end
@@ -36,7 +41,7 @@
 
 #include "ordo/subject.h"
 
-#if (defined(ORDO_TEST_PLUGIN_CORRECT) + defined(ORDO_TEST_PLUGIN_BATCH_SWITCH) +                                    \
+#if (defined(ORDO_TEST_PLUGIN_CORRECT) + defined(ORDO_TEST_PLUGIN_DW_LAX_KEYS) + defined(ORDO_TEST_PLUGIN_BATCH_SWITCH) +                                    \
      defined(ORDO_TEST_PLUGIN_SHORT_WRITE) + defined(ORDO_TEST_PLUGIN_OVERRUN) + defined(ORDO_TEST_PLUGIN_BAD_ABI) + \
      defined(ORDO_TEST_PLUGIN_BAD_COUNT) + defined(ORDO_TEST_PLUGIN_BAD_CONTRACT) +                                  \
      defined(ORDO_TEST_PLUGIN_BAD_CONTRACT_JSON) + defined(ORDO_TEST_PLUGIN_BAD_DTYPE) +                             \
@@ -53,12 +58,19 @@
 #define ORDO_TEST_PLUGIN_BAD_DESCRIBE 1
 #endif
 
+// The builds that declare all three operations.
+#if defined(ORDO_TEST_PLUGIN_CORRECT) || defined(ORDO_TEST_PLUGIN_DW_LAX_KEYS)
+#define ORDO_TEST_PLUGIN_ALL_OPERATIONS 1
+#endif
+
 #define ORDO_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
 #if defined(ORDO_TEST_PLUGIN_CORRECT) || defined(ORDO_TEST_PLUGIN_NO_DESCRIBE)
 [[maybe_unused]] constexpr const char* kName = "host-gemm";
+#elif defined(ORDO_TEST_PLUGIN_DW_LAX_KEYS)
+[[maybe_unused]] constexpr const char* kName = "host-gemm-dw-lax-keys";
 #elif defined(ORDO_TEST_PLUGIN_BATCH_SWITCH)
 [[maybe_unused]] constexpr const char* kName = "host-gemm-batch-switch";
 #elif defined(ORDO_TEST_PLUGIN_SHORT_WRITE)
@@ -317,7 +329,7 @@ int guarded(char* message, size_t message_size, F&& run) {
 }  // namespace
 #endif  // !ORDO_TEST_PLUGIN_BAD_DESCRIBE
 
-#if defined(ORDO_TEST_PLUGIN_CORRECT)
+#if defined(ORDO_TEST_PLUGIN_ALL_OPERATIONS)
 namespace {
 
 int backward_data_impl(const ordo_backward_data_args* args, char* message, size_t message_size) {
@@ -409,7 +421,7 @@ int backward_weight_impl(const ordo_backward_weight_args* args, char* message, s
     return refuse(message, message_size, ORDO_STATUS_OTHER, "accumulate is %d; expected 0 or 1", a.accumulate);
 
   const bool has_db = a.db.data != nullptr;
-  const bool has_keys = a.keys.data != nullptr;  // the header: keys.data == NULL means call order
+  bool has_keys = a.keys.data != nullptr;  // the header: keys.data == NULL means call order
   ORDO_CHECK(c.dtype("x.dtype", a.x.dtype, ORDO_DTYPE_F32));
   ORDO_CHECK(c.dtype("g.dtype", a.g.dtype, ORDO_DTYPE_F32));
   ORDO_CHECK(c.dtype("dw.dtype", a.dw.dtype, ORDO_DTYPE_F32));
@@ -429,7 +441,14 @@ int backward_weight_impl(const ordo_backward_weight_args* args, char* message, s
   ORDO_CHECK(c.shape("dw", a.dw.rows, a.dw.cols, N, K, "g.cols, x.cols"));
   if (has_db) ORDO_CHECK(c.shape("db", a.db.rows, a.db.cols, 1, N, "1, g.cols"));
 
-  const int64_t width = a.keys.cols;
+  int64_t width = a.keys.cols;
+#if defined(ORDO_TEST_PLUGIN_DW_LAX_KEYS)
+  // The defect: keys of the wrong type or shape are not refused; the tokens are reduced in call order.
+  if (has_keys && (a.keys.dtype != ORDO_DTYPE_I64 || (width != 2 && width != 3) || a.keys.rows != T)) {
+    has_keys = false;
+    width = 0;
+  }
+#endif
   if (has_keys) {
     if (a.keys.dtype != ORDO_DTYPE_I64)
       return refuse(message, message_size, ORDO_STATUS_BAD_KEYS, "keys.dtype is %s (%d); logical keys are i64",
@@ -511,7 +530,7 @@ int backward_weight_impl(const ordo_backward_weight_args* args, char* message, s
 }
 
 }  // namespace
-#endif  // ORDO_TEST_PLUGIN_CORRECT
+#endif  // ORDO_TEST_PLUGIN_ALL_OPERATIONS
 
 // --- describe --------------------------------------------------------------------------------------
 
@@ -520,7 +539,7 @@ namespace {
 
 constexpr uint32_t kF32Out = 1u << ORDO_DTYPE_F32;
 
-#if defined(ORDO_TEST_PLUGIN_CORRECT)
+#if defined(ORDO_TEST_PLUGIN_ALL_OPERATIONS)
 const ordo_operation_info kOperations[] = {
     {ORDO_OP_FORWARD, "fwd.f32.fma-chain/1", ORDO_DTYPE_F32, kF32Out, 1, 0, 0, 0, ORDO_SUBJECT_FAIL_CLOSED},
     {ORDO_OP_BACKWARD_DATA, "bwd.dx.f32.fma-chain/1", ORDO_DTYPE_F32, kF32Out, 1, 0, 0, 0, ORDO_SUBJECT_FAIL_CLOSED},
@@ -616,7 +635,7 @@ ORDO_PLUGIN_EXPORT int ordo_subject_forward(const ordo_forward_args* args, char*
 #endif
 }
 
-#if defined(ORDO_TEST_PLUGIN_CORRECT)
+#if defined(ORDO_TEST_PLUGIN_ALL_OPERATIONS)
 ORDO_PLUGIN_EXPORT int ordo_subject_backward_data(const ordo_backward_data_args* args, char* message,
                                                   size_t message_size) {
   return guarded(message, message_size, [&] { return backward_data_impl(args, message, message_size); });
