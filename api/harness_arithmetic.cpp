@@ -145,15 +145,13 @@ int ordo_harness_check_forward(const ordo_harness_contract* contract, const ordo
     }
     // Which elements are judged against the exact result: all, or the listed mismatches and an even
     // stride over the rest (deterministic, so a re-run judges the same elements).
-    const std::int64_t stride = bound_elements < 0 || bound_elements >= count ? 1
-                                : bound_elements == 0                         ? count + 1
-                                                                              : (count + bound_elements - 1) / bound_elements;
+    const std::int64_t stride = bound_elements <= 0 || bound_elements >= count ? 1 : (count + bound_elements - 1) / bound_elements;
     std::vector<double> over(listed.size(), std::numeric_limits<double>::quiet_NaN());
     std::vector<double> exact(listed.size(), std::numeric_limits<double>::quiet_NaN());
     std::size_t next_listed = 0;
     for (std::int64_t i = 0; i < count; ++i) {
       const bool is_listed = next_listed < listed.size() && listed[next_listed] == i;
-      if (!is_listed && i % stride != 0) continue;
+      if (!is_listed && (bound_elements == 0 || i % stride != 0)) continue;
       const oracle::ElementVerdict v = api::judge(c, p, i / p.N, i % p.N, got[static_cast<std::size_t>(i)]);
       if (v.klass == oracle::ElementClass::nonfinite_input) ++s.nonfinite_inputs;
       else if (v.klass == oracle::ElementClass::finite) {
