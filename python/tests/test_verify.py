@@ -94,3 +94,22 @@ def test_accumulating_dw_subject():
     assert any(calls)
     row = next(row for row in r.rows if row.property == "backward.dw_kernel_microbatches_equal_whole")
     assert row.verdict != "pass"
+
+
+def test_report_renders_with_the_ordo_program(tmp_path):
+    import pathlib
+    import shutil
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[2]
+    program = shutil.which("ordo") or str(root / "build" / "tools" / "ordo")
+    if not pathlib.Path(program).is_file():
+        pytest.skip("the ordo program is not built here")
+    r = ordo.verify(subjects.batch_dependent, contract=FWD, seed=1, report_dir=tmp_path)
+    assert not r.passed
+    md = subprocess.run([program, "report", str(tmp_path / "report.json")], capture_output=True, text=True)
+    assert md.returncode == 0, md.stderr
+    assert "forward.kernel_batch_invariance" in md.stdout and "ordo.verify(batch_dependent" in md.stdout
+    html = subprocess.run([program, "report", str(tmp_path / "report.json"), "--html", str(tmp_path / "report.html")],
+                          capture_output=True, text=True)
+    assert html.returncode == 0 and "(fail)" in html.stdout, html.stderr
+    assert (tmp_path / "report.html").stat().st_size > 0
