@@ -109,6 +109,7 @@ ForwardCase simplify_values(const PropertySpec& spec, ForwardCase c, int& budget
 }
 
 std::string reproduce_command(const PropertySpec& spec, const RunOptions& options, std::int64_t index) {
+  if (options.reproduce) return options.reproduce(spec.name, spec.kernel, options.seed, index);
   std::ostringstream os;
   os << options.reproduce_prefix << " --property " << spec.name << " --kernel " << spec.kernel << " --seed "
      << options.seed << " --case " << index;
@@ -166,7 +167,8 @@ PropertyRun run_scenarios(const PropertySpec& spec, const RunOptions& options) {
     // The subject's process died or hung in the scenario (subjects/isolated_plugin.h), or it broke the ABI.
     if (o.got == StatusCode::subject_fault || o.got == StatusCode::subject_timeout) ++run.subject_faults;
     FailureRecord f;
-    f.reproduce = options.reproduce_prefix + " --property " + spec.name + " --kernel " + spec.kernel;
+    f.reproduce = options.reproduce ? options.reproduce(spec.name, spec.kernel, options.seed, -1)
+                                    : options.reproduce_prefix + " --property " + spec.name + " --kernel " + spec.kernel;
     f.detail = o.scenario + ": expected " + std::string(status_code_name(o.expected)) + ", got " +
                std::string(status_code_name(o.got)) + (o.message.empty() ? "" : " (" + o.message + ")") +
                (o.output_untouched ? "" : "; the output buffer was written");

@@ -43,6 +43,12 @@ struct RunOptions {
   int max_failures = 1;             // stop a property after this many failures
   int shrink_budget = 300;          // check evaluations spent minimising one failure
   std::string reproduce_prefix = "ordo verify";
+  // Set: writes the reproduce line of a failure instead of the command-line form (reproduce_prefix and
+  // the flags), for callers that reproduce through a call, e.g. ordo.verify(..., case=I) in Python.
+  // `index` is -1 for a scenario property (its malformed calls are not numbered cases).
+  std::function<std::string(const std::string& property, const std::string& kernel, std::uint64_t seed,
+                            std::int64_t index)>
+      reproduce;
   std::function<void(const std::string& property, std::int64_t done, std::int64_t total)> progress;
   // Set (by a SIGINT handler) to stop after the case in progress; the run then has fewer cases than
   // requested and no skip reason, so it never passes a report.

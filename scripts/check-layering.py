@@ -24,6 +24,7 @@ ALLOWED = {
     "properties": {"core", "oracle", "protocol", "subjects", "include"},
     "campaign": {"core", "protocol", "properties"},
     "fuzz": {"core", "protocol", "reports"},
+    "api": {"core", "oracle", "protocol", "subjects", "properties", "reports", "include"},
 }
 # Folders above every layer (they may include anything): the command line, tests, benchmarks, examples.
 UNRESTRICTED = {"tools", "tests", "bench", "examples"}

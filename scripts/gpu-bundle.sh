@@ -21,6 +21,8 @@ cp -r examples/triton examples/torch gpu-bundle/examples/
 rm -rf gpu-bundle/examples/*/__pycache__
 cp contracts/*.json gpu-bundle/contracts/
 cp scripts/gpu-run.sh gpu-bundle/
+# The Python package, its library and its tests (scripts/gpu-bundle-python.sh).
+scripts/gpu-bundle-python.sh build-gpu-bundle gpu-bundle/python
 git rev-parse HEAD > gpu-bundle/COMMIT 2>/dev/null || echo unknown > gpu-bundle/COMMIT
 # Only the driver, cuBLAS and the C runtime may remain dynamic.
 for bin in gpu-bundle/ordo gpu-bundle/ordo_gpu_tests gpu-bundle/ordo_host_tests gpu-bundle/ordo_bench_forward \

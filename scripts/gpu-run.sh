@@ -3,7 +3,7 @@
 # lent machine returns): the benchmark, the GPU tests, the tensor-core probe and the verify suite.
 # Usage: gpu-run.sh OUT_DIR [level] [steps], steps a comma list of
 #   bench,bench-bf16,bench-backward,tests,probe,verify,plugin,plugin-fuzz,triton,cublas,sanitize,host-bench,campaign-rate,selftest,
-#   campaign,bench-narrow,bench-tiles,bench-tiles-dx,bench-tiles-dw
+#   campaign,bench-narrow,bench-tiles,bench-tiles-dx,bench-tiles-dw,python
 # (default: the first six). ORDO_VERIFY_ARGS adds options to `ordo verify` (e.g. --kernel ID);
 # ORDO_GPU_TEST_CASES sets the GPU tests' cases per property (default 200).
 set -uo pipefail
@@ -206,6 +206,19 @@ if [[ $steps == *,selftest,* ]]; then
   echo "== ordo selftest --gpu"
   "$here/ordo" selftest --gpu --quiet --out "$out/selftest" > "$out/selftest.log" 2>&1 || status=1
   tail -n 6 "$out/selftest.log"
+fi
+if [[ $steps == *,python,* ]]; then
+  # The Python package on this machine's python3 (ctypes over the bundled libordo_harness.so): its pytest suite,
+  # the pytest plugin registered from the bundled dist-info. pytest comes from the bundle's site.zip when this
+  # Python lacks it (Hypothesis does not travel: its strategies' tests skip without it). From a scratch folder: Hypothesis writes its database there.
+  echo "== Python package ($(python3 -V 2>&1), pytest)"
+  pypath="$here/python"
+  python3 -c 'import pytest' 2>/dev/null || pypath="$pypath:$here/python/site.zip"
+  scratch="$(mktemp -d)"
+  (cd "$scratch" && PYTHONPATH="$pypath${PYTHONPATH:+:$PYTHONPATH}" python3 -m pytest -q -p no:cacheprovider -rs \
+     "$here/python/tests" > "$out/python.log" 2>&1) || status=1
+  rm -rf "$scratch"
+  tail -n 15 "$out/python.log"
 fi
 if [[ $steps == *,verify,* ]]; then
   echo "== ordo verify --level $level"

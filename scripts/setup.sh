@@ -27,3 +27,7 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: the CUDA toolkit (nvcc >= 12) is required to build ordo; install it under /usr/local/cuda" >&2
   exit 1
 fi
+
+# The Python package's test environment (build/python-venv: numpy, pytest, hypothesis; the package installed
+# editable, which registers its pytest plugin), made once; the ctest test python_package runs in it.
+"$(dirname "$0")/setup-python.sh"

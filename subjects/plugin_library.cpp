@@ -152,17 +152,9 @@ Status status_from_abi(int code, const char* message) {
   return Status::error(static_cast<StatusCode>(code), text);
 }
 
-std::shared_ptr<PluginLibrary> open_plugin_library(const std::string& path) {
+std::shared_ptr<PluginLibrary> plugin_library_from_description(const std::string& path, const ordo_subject_info& info) {
   auto lib = std::make_shared<PluginLibrary>();
   lib->path = path;
-  void* h = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) fail(path, "", std::string("cannot load the library: ") + dlerror());
-  lib->handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
-  auto describe = reinterpret_cast<ordo_subject_describe_fn>(dlsym(h, "ordo_subject_describe"));
-  if (!describe) fail(path, "", "does not export ordo_subject_describe (see include/ordo/subject.h; `nm -D " + path + "`)");
-  ordo_subject_info info;
-  std::memset(&info, 0, sizeof info);
-  if (const int rc = describe(&info); rc != 0) fail(path, "ordo_subject_describe", "returned " + std::to_string(rc));
   if (info.abi_version != ORDO_SUBJECT_ABI_VERSION)
     fail(path, "abi_version", std::to_string(info.abi_version) + ", but this ordo speaks " + std::to_string(ORDO_SUBJECT_ABI_VERSION));
   if (info.struct_size != sizeof(ordo_subject_info))
@@ -187,13 +179,29 @@ std::shared_ptr<PluginLibrary> open_plugin_library(const std::string& path) {
       fail(path, "operations[" + std::to_string(i) + "].op", std::string(op_name(op.op)) + " is declared twice");
     lib->operations.push_back(std::move(op));
   }
-  lib->forward = reinterpret_cast<ordo_subject_forward_fn>(dlsym(h, "ordo_subject_forward"));
-  lib->backward_data = reinterpret_cast<ordo_subject_backward_data_fn>(dlsym(h, "ordo_subject_backward_data"));
-  lib->backward_weight = reinterpret_cast<ordo_subject_backward_weight_fn>(dlsym(h, "ordo_subject_backward_weight"));
+  return lib;
+}
+
+std::shared_ptr<PluginLibrary> open_plugin_library(const std::string& path) {
+  void* h = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) fail(path, "", std::string("cannot load the library: ") + dlerror());
+  std::shared_ptr<void> handle(h, [](void* p) { dlclose(p); });
+  auto describe = reinterpret_cast<ordo_subject_describe_fn>(dlsym(h, "ordo_subject_describe"));
+  if (!describe) fail(path, "", "does not export ordo_subject_describe (see include/ordo/subject.h; `nm -D " + path + "`)");
+  ordo_subject_info info;
+  std::memset(&info, 0, sizeof info);
+  if (const int rc = describe(&info); rc != 0) fail(path, "ordo_subject_describe", "returned " + std::to_string(rc));
+  std::shared_ptr<PluginLibrary> lib = plugin_library_from_description(path, info);
+  lib->handle = std::move(handle);
+  // A missing symbol leaves the callable empty (dlsym's null converts to an empty std::function).
+  if (auto f = reinterpret_cast<ordo_subject_forward_fn>(dlsym(h, "ordo_subject_forward"))) lib->forward = f;
+  if (auto f = reinterpret_cast<ordo_subject_backward_data_fn>(dlsym(h, "ordo_subject_backward_data"))) lib->backward_data = f;
+  if (auto f = reinterpret_cast<ordo_subject_backward_weight_fn>(dlsym(h, "ordo_subject_backward_weight")))
+    lib->backward_weight = f;
   for (const PluginOperation& op : lib->operations) {
-    const bool present = op.op == ORDO_OP_FORWARD        ? lib->forward != nullptr
-                         : op.op == ORDO_OP_BACKWARD_DATA ? lib->backward_data != nullptr
-                                                          : lib->backward_weight != nullptr;
+    const bool present = op.op == ORDO_OP_FORWARD        ? static_cast<bool>(lib->forward)
+                         : op.op == ORDO_OP_BACKWARD_DATA ? static_cast<bool>(lib->backward_data)
+                                                          : static_cast<bool>(lib->backward_weight);
     if (!present)
       fail(path, "", std::string("declares ") + op_name(op.op) + " but does not export ordo_subject_" +
                          (op.op == ORDO_OP_FORWARD ? "forward" : op.op == ORDO_OP_BACKWARD_DATA ? "backward_data" : "backward_weight"));

@@ -328,9 +328,11 @@ BackwardFailClosedTarget plugin_backward_fail_closed_target(std::shared_ptr<Plug
   return target;
 }
 
-PluginSubjects load_plugin_subjects(const std::string& path) {
+PluginSubjects load_plugin_subjects(const std::string& path) { return make_plugin_subjects(open_plugin_library(path)); }
+
+PluginSubjects make_plugin_subjects(std::shared_ptr<PluginLibrary> library) {
   PluginSubjects out;
-  out.library = open_plugin_library(path);
+  out.library = std::move(library);
   for (const PluginOperation& op : out.library->operations) {
     if (op.op == ORDO_OP_FORWARD) out.forward.push_back(std::make_unique<PluginForwardSubject>(out.library, op.traits));
     else out.backward.push_back(std::make_unique<PluginBackwardSubject>(out.library, op.traits, op.op));

@@ -21,6 +21,8 @@ struct PluginSubjects {
 // in this process. `ordo verify --plugin` and `ordo fuzz --plugin` run it in processes of its own instead
 // (subjects/isolated_plugin.h), and those processes load it with this.
 PluginSubjects load_plugin_subjects(const std::string& path);
+// The subjects of a library already opened or bound (plugin_library_from_description), in this process.
+PluginSubjects make_plugin_subjects(std::shared_ptr<PluginLibrary> library);
 
 // The fail-closed scenarios' target for the library's forward operation (`traits` its traits): each
 // scenario's call goes straight to ordo_subject_forward. Its progress is left for the caller to set.
