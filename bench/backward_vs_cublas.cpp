@@ -88,6 +88,7 @@ struct Options {
   // dw-gather's index: a random permutation of the tokens, or the identity (the gather's own cost, apart
   // from where in G and X its rows lie).
   bool identity_gather = false;
+  ordo::kernels::LaunchOptions launch;  // --trace-launch, --wgmma-*, --fp32-* (kernels/launch_options.h)
 };
 
 bool has_op(const Options& o, const char* op) { return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end(); }
@@ -135,6 +136,9 @@ void usage(std::FILE* f) {
                "  --reps N            timed runs of each implementation per row (default 20); median reported\n"
                "  --warmup N          untimed runs before timing (default 3)\n"
                "  --json PATH         also write the results as JSON\n"
+      "  --trace-launch, --wgmma-kernel, --wgmma-stores, --fp32-tile ... VALUE\n"
+      "                      launch options: how ordo's variants run, never what they compute\n"
+      "                      (kernels/launch_options.h; the table in docs/kernels.md)\n"
                "  --help              this text\n"
                "Check tolerance (max|diff| / max|cuBLAS out|): f32 %g, bf16 %g.\n"
                "Exit codes: 0 ok, 1 error or a kernel output that does not match cuBLAS, 2 no GPU.\n",
@@ -205,6 +209,9 @@ Options parse_args(int argc, char** argv) {
       o.dx_variant = value();
     } else if (a == "--dw-variant") {
       o.dw_variant = value();
+    } else if (const ordo::kernels::LaunchOptionFlag* f = ordo::kernels::find_launch_option_flag(a)) {
+      const std::string e = ordo::kernels::set_launch_option(&o.launch, a, *f->values != '\0' ? value() : std::string());
+      if (!e.empty()) die(e);
     } else {
       usage(stderr);
       die("unknown argument \"" + a + "\"");
@@ -245,8 +252,8 @@ Options parse_args(int argc, char** argv) {
 void check_sm(const std::string& id, int sm) {
   const ordo::KernelVariant* v = ordo::kernels::find_backward_variant(id);
   if (!v) die("no variant " + id);
-  if (sm < v->min_sm || (v->max_sm != 0 && sm > v->max_sm))
-    die(id + " runs on sm_" + std::to_string(v->min_sm) + (v->max_sm ? " to sm_" + std::to_string(v->max_sm) : "+") +
+  if (!v->runs_on(sm))
+    die(id + " runs on sm_" + std::to_string(v->sm.min) + (v->sm.max ? " to sm_" + std::to_string(v->sm.max) : "+") +
         "; this GPU is sm_" + std::to_string(sm));
 }
 
@@ -444,6 +451,7 @@ int main(int argc, char** argv) {
         a.w = {w.v(), o.dtype, s.N, s.K};
         a.dx = {out_k.f(), ordo::DType::f32, s.M, s.K};
         a.stream = stream;
+        a.options = o.launch;
         kernel = [a, id = o.dx_variant] {
           if (ordo::Status st = ordo::kernels::backward_data(id, a); !st.ok()) die("backward_data: " + st.to_string());
         };
@@ -470,6 +478,7 @@ int main(int argc, char** argv) {
           a.g = {g.v(), o.dtype, s.M, s.N};
           a.dw = {out_k.f(), ordo::DType::f32, s.N, s.K};
           a.stream = stream;
+          a.options = o.launch;
           kernel = [a, id = o.dw_variant] {
             if (ordo::Status st = ordo::kernels::backward_weight(id, a); !st.ok())
               die("backward_weight: " + st.to_string());
@@ -502,6 +511,7 @@ int main(int argc, char** argv) {
           p.N = N;
           p.K = K;
           p.stream = stream;
+          p.options = &o.launch;  // o outlives every timed call
           const ordo::kernels::detail::BackwardWeightLaunchFn launch = dw_launcher(o.dw_variant);
           kernel = [p, launch] { check_cuda(launch(p), "dW (gathered)"); };
         }

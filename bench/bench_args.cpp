@@ -100,6 +100,9 @@ void usage(std::FILE* f) {
       "                      stop timing an implementation on a row once its timed runs add up to S\n"
       "                      seconds (at least 3 runs); the reps done are reported (default 0: no limit)\n"
       "  --json PATH         also write the results as JSON\n"
+      "  --trace-launch, --wgmma-kernel, --wgmma-stores, --fp32-tile ... VALUE\n"
+      "                      launch options: how ordo's variants run, never what they compute\n"
+      "                      (kernels/launch_options.h; the table in docs/kernels.md)\n"
       "  --help              this text\n"
       "Progress goes to stderr, one line per shape and output dtype; the table to stdout.\n"
       "Exit codes: 0 ok, 1 error (also: an unknown variant, or a named variant that cannot run on this GPU)\n"
@@ -142,6 +145,9 @@ Options parse_args(int argc, char** argv) {
         die("bad --out-dtype \"" + v + "\" (want f32, bf16 or both)");
     } else if (a == "--json") {
       o.json_path = value();
+    } else if (const kernels::LaunchOptionFlag* f = kernels::find_launch_option_flag(a)) {
+      const std::string e = kernels::set_launch_option(&o.launch, a, *f->values != '\0' ? value() : std::string());
+      if (!e.empty()) die(e);
     } else {
       usage(stderr);
       die("unknown argument \"" + a + "\"");
@@ -172,7 +178,7 @@ void check_variant_specs(const Options& o) {
   }
 }
 
-bool runnable_on(const KernelVariant& v, int sm) { return v.min_sm <= sm && (v.max_sm == 0 || sm <= v.max_sm); }
+bool runnable_on(const KernelVariant& v, int sm) { return v.runs_on(sm); }
 
 std::vector<const KernelVariant*> resolve_variants(const Options& o, int sm) {
   std::vector<const KernelVariant*> chosen;
@@ -180,8 +186,8 @@ std::vector<const KernelVariant*> resolve_variants(const Options& o, int sm) {
     if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) chosen.push_back(v);
   };
   auto sm_range = [](const KernelVariant& v) {
-    if (v.max_sm == v.min_sm) return "sm_" + std::to_string(v.min_sm) + " only";
-    return "sm_" + std::to_string(v.min_sm) + (v.max_sm ? " to sm_" + std::to_string(v.max_sm) : " or newer");
+    if (v.sm.max == v.sm.min) return "sm_" + std::to_string(v.sm.min) + " only";
+    return "sm_" + std::to_string(v.sm.min) + (v.sm.max ? " to sm_" + std::to_string(v.sm.max) : " or newer");
   };
   for (const std::string& spec : effective_specs(o)) {
     if (spec == kAllBf16 || spec == kAllF32) {

@@ -7,6 +7,7 @@
 
 #include "bench/bench_common.h"
 #include "core/variant.h"
+#include "kernels/launch_options.h"
 
 namespace ordo::bench {
 
@@ -22,6 +23,7 @@ struct Options {
   double max_seconds_per_row = 0;         // 0: no limit
   OutDtypes out_dtypes = OutDtypes::f32;  // BF16 variants only
   std::string json_path;
+  kernels::LaunchOptions launch;  // --trace-launch, --wgmma-*, --fp32-* (kernels/launch_options.h)
 };
 
 void usage(std::FILE* f);

@@ -233,6 +233,7 @@ void run_item(const WorkItem& it, const Options& o, const Buffers& buf, CublasRe
   args.y_rows = it.s.M;
   args.y_cols = it.s.N;
   args.stream = stream;
+  args.options = o.launch;
 
   std::vector<Timed> impls;
   impls.push_back({run_cublas, {}, 0, true});

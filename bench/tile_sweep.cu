@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
       const detail::ByShapePlan plan = dx ? detail::plan_dx_by_shape(s.M, s.N, s.K, f.sm_count)
                                           : detail::plan_by_shape(s.M, s.N, s.K, f.sm_count);
       if (plan.tail_tile >= 0)
-        std::printf("the variant runs %s for rows [0, %lld) and %s for the rest (ORDO_FP32_SPLIT=0: one tile)\n",
+        std::printf("the variant runs %s for rows [0, %lld) and %s for the rest (--fp32-split 0: one tile)\n",
                     tiles[static_cast<std::size_t>(plan.tile)].name, static_cast<long long>(plan.rows),
                     tiles[static_cast<std::size_t>(plan.tail_tile)].name);
     }

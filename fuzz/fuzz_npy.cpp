@@ -14,7 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (a.dtype) {
       case NpyDtype::f4: ORDO_FUZZ_REQUIRE(a.as_f32().size() == n, "as_f32 decodes every element"); break;
       case NpyDtype::i8: ORDO_FUZZ_REQUIRE(a.as_i64().size() == n, "as_i64 decodes every element"); break;
-      default: ORDO_FUZZ_REQUIRE(a.as_u16().size() == n, "as_u16 decodes every element"); break;
+      case NpyDtype::u2:
+      case NpyDtype::i2:
+      case NpyDtype::bf16: ORDO_FUZZ_REQUIRE(a.as_u16().size() == n, "as_u16 decodes every element"); break;
     }
     const NpyBf16Descr descr = a.dtype == NpyDtype::bf16 ? NpyBf16Descr::v2 : NpyBf16Descr::u2;
     std::string again = encode_npy_header(a.dtype, a.shape, descr, "<round trip>");

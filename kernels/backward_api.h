@@ -37,6 +37,7 @@ struct BackwardDataArgs {
   TensorRef w;   // [N, K] the variant's operand dtype: the forward weight
   OutputRef dx;  // [M, K] f32
   void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
+  LaunchOptions options;   // how the variant runs, never what it computes (kernels/launch_options.h)
 };
 
 struct BackwardWeightArgs {
@@ -63,6 +64,7 @@ struct BackwardWeightArgs {
   // of up to 15 token rows. db is a chain of single additions and has no such restriction.
   bool accumulate = false;
   void* stream = nullptr;  // cudaStream_t; nullptr = the legacy default stream
+  LaunchOptions options;   // how the variant runs, never what it computes (kernels/launch_options.h)
 };
 
 // What backward_weight does with a valid call.

@@ -25,6 +25,7 @@ struct BackwardDataLaunch {
   float* dx = nullptr;                    // [M, K]
   int M = 0, N = 0, K = 0;
   cudaStream_t stream = nullptr;
+  const LaunchOptions* options = &kDefaultLaunchOptions;  // never null
 };
 
 // dW = G^T * X and db over `rows` reduction steps, already validated. Step r reads token row
@@ -42,6 +43,7 @@ struct BackwardWeightLaunch {
   int N = 0, K = 0;
   bool accumulate = false;
   cudaStream_t stream = nullptr;
+  const LaunchOptions* options = &kDefaultLaunchOptions;  // never null
 };
 
 using BackwardDataLaunchFn = cudaError_t (*)(const BackwardDataLaunch&);
@@ -87,7 +89,7 @@ cudaError_t launch_bwd_dx_f32_simt_128x128x16(const BackwardDataLaunch& p);
 const std::vector<ByShapeTile>& dx_by_shape_tiles();
 int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
 // The same rows split as the forward's (plan_by_shape), over dX's rows.
-ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count, bool split_rows = true);
 cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int tile);
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p);
 // Its candidate tiles (ordo_bench_tiles --op dx --candidates), which no rule runs.

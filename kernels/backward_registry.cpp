@@ -24,7 +24,7 @@ KernelVariant make_variant(std::string id, std::string contract, bool mutant, st
   v.threads = 256;
   v.stages = 2;
   v.instruction = "ffma";
-  v.min_sm = 80;
+  v.sm.min = 80;
   v.is_mutant = mutant;
   v.description = std::move(description);
   return v;
@@ -42,8 +42,8 @@ KernelVariant make_bf16_variant(const std::string& kind, int arch, int max_sm, s
   v.threads = 128;
   v.stages = 1;
   v.instruction = "mma.sync.m16n8k16 (wmma)";
-  v.min_sm = arch;
-  v.max_sm = max_sm;
+  v.sm.min = arch;
+  v.sm.max = max_sm;
   v.operand_dtype = DType::bf16;
   v.description = std::move(description);
   return v;
@@ -98,8 +98,8 @@ KernelVariant make_wgmma_dx_variant() {
   v.threads = 384;
   v.stages = 4;
   v.instruction = "wgmma.mma_async.m64n256k16, B N-major (sm_90a)";
-  v.min_sm = 90;
-  v.max_sm = 90;
+  v.sm.min = 90;
+  v.sm.max = 90;
   v.operand_dtype = DType::bf16;
   v.k_multiple = 8;  // for dX: N and K, the row lengths of G and W (TMA strides are multiples of 16 bytes)
   v.operand_alignment = 16;

@@ -49,39 +49,6 @@ struct Operand {
   std::int64_t align;
 };
 
-// no_device, then unsupported_device; on success *device is the current device.
-Status check_device(const KernelVariant& v, int* device) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return Status::error(StatusCode::no_device, "cudaGetDeviceCount failed: " + cuda_error_text(e));
-  }
-  if (count <= 0) return Status::error(StatusCode::no_device, "cudaGetDeviceCount reported 0 CUDA devices");
-  if ((e = cudaGetDevice(device)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return Status::error(StatusCode::no_device, "cudaGetDevice failed: " + cuda_error_text(e));
-  }
-  int major = 0, minor = 0;
-  if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *device)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *device)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return Status::error(StatusCode::no_device,
-                         "cudaDeviceGetAttribute(compute capability) failed: " + cuda_error_text(e));
-  }
-  const int sm = major * 10 + minor;
-  if (v.max_sm != 0 && sm > v.max_sm)
-    return Status::error(StatusCode::unsupported_device,
-                         "current device " + std::to_string(*device) + " is sm_" + std::to_string(sm) + "; variant " +
-                             v.id + " reproduces contract " + v.contract_id + " only up to sm_" +
-                             std::to_string(v.max_sm) + " (newer tensor cores round differently)");
-  if (sm < v.min_sm)
-    return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(*device) + " is sm_" +
-                                                             std::to_string(sm) + "; variant " + v.id + " needs sm_" +
-                                                             std::to_string(v.min_sm) + " or newer");
-  return Status::success();
-}
-
 Status dtype_is(const char* name, DType got, DType want, const KernelVariant& v) {
   if (got == want) return Status::success();
   return Status::error(StatusCode::wrong_dtype, std::string(name) + " is " + std::string(dtype_name(got)) +
@@ -253,12 +220,15 @@ Status check_keys_and_order(const BackwardWeightEntry& entry, const BackwardWeig
                                  describe_float(v) + " in column " + str(n));
     }
 
-  if (entry.order == TokenOrder::canonical) {
-    *rows = canonical_order(view).rows;
-  } else {
-    rows->clear();
-    for (std::int64_t t = 0; t < T; ++t)
-      if (!view.is_padding(t)) rows->push_back(t);
+  switch (entry.order) {
+    case TokenOrder::canonical:
+      *rows = canonical_order(view).rows;
+      break;
+    case TokenOrder::active_rows_in_call_order:
+      rows->clear();
+      for (std::int64_t t = 0; t < T; ++t)
+        if (!view.is_padding(t)) rows->push_back(t);
+      break;
   }
   return Status::success();
 }
@@ -311,6 +281,7 @@ Status validate_backward_data(const KernelVariant& v, const BackwardDataArgs& a,
   p->N = static_cast<int>(N);
   p->K = static_cast<int>(K);
   p->stream = static_cast<cudaStream_t>(a.stream);
+  p->options = &a.options;
   return Status::success();
 }
 
@@ -390,6 +361,7 @@ Status validate_backward_weight(const BackwardWeightEntry& entry, const Backward
   p->K = static_cast<int>(K);
   p->accumulate = a.accumulate;
   p->stream = static_cast<cudaStream_t>(a.stream);
+  p->options = &a.options;
   return Status::success();
 }
 

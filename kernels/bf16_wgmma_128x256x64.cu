@@ -13,7 +13,7 @@
 //     all 128 threads, with cp.async, each thread's arrival made by the hardware when its copies land);
 //   * warpgroups 1 and 2 are consumers: each owns 64 rows x 256 columns and, per 64-wide k tile,
 //     issues up to four wgmma.mma_async.m64n256k16 (k ascending), then releases the stage.
-// Optionally (ORDO_WGMMA_CLUSTER=2) blocks run in clusters of two that own vertically adjacent tiles:
+// Optionally (LaunchOptions::wgmma.cluster = 2) blocks run in clusters of two that own vertically adjacent tiles:
 // each block loads its own X tile and half of the shared W tile, multicast by TMA into both blocks,
 // halving the L2 traffic for W; on the H200 it runs as fast as single blocks, which stay the default.
 // When the last wave of tile pairs would be at most half (a quarter) full, its tiles are computed as
@@ -145,7 +145,7 @@ static_assert(Ring<64>::smem_bytes <= 227 * 1024 && Ring<168>::smem_bytes <= 227
                   Ring<128, 64>::smem_bytes <= 227 * 1024 && Ring<48, 64>::smem_bytes <= 227 * 1024,
               "an sm_90 block has at most 227 KB of shared memory");
 [[maybe_unused]] constexpr int kStages = Ring<kBN>::stages;  // the general ring (dW's gather); device code only
-constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUSTER=2)
+constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (--wgmma-cluster 2)
 // What the tile multiplies, and how its operands reach shared memory:
 //   forward:   A = X [M, K] K-major, B = W [N, K] K-major, both by TMA;
 //   dx:        A = G [M, K] K-major, B = W [K, N] N-major (dX's (M, K, N) named as the tile's (M, N, K));
@@ -158,18 +158,39 @@ constexpr int kTwoBlockCluster = 2;  // the opt-in cluster size (ORDO_WGMMA_CLUS
 //              of the kernel (its C7515 diagnostic); these kernels have no such load and keep the wgmma
 //              pipeline.
 enum class Ops { forward, dx, dw, dw_gather, dw_pipelined, dw_gather_pipelined };
+// What each Ops value implies, stated once per value (a new value is a -Wswitch warning here, never a silent
+// default). quarters: whether the tile splits a tail into 64-column quarters (m64n64k16): the forward and dX.
+// Not dW, whose grids (its N x K outputs, weight-sized) are rarely a quarter wave.
+struct OpsTraits {
+  bool b_n_major, a_m_major, loads_start_values, gathered, quarters;
+};
+constexpr OpsTraits traits_of(Ops o) {
+  switch (o) {
+    case Ops::forward:
+      return {false, false, false, false, true};
+    case Ops::dx:
+      return {true, false, false, false, true};
+    case Ops::dw:
+      return {true, true, true, false, false};
+    case Ops::dw_gather:
+      return {true, true, true, true, false};
+    case Ops::dw_pipelined:
+      return {true, true, false, false, false};
+    case Ops::dw_gather_pipelined:
+      return {true, true, false, true, false};
+  }
+  return {};
+}
 template <Ops o>
-constexpr bool kBNMajor = o != Ops::forward;
+constexpr bool kBNMajor = traits_of(o).b_n_major;
 template <Ops o>
-constexpr bool kLoadsStartValues = o == Ops::dw || o == Ops::dw_gather;
+constexpr bool kLoadsStartValues = traits_of(o).loads_start_values;
 template <Ops o>
-constexpr bool kAMMajor = o == Ops::dw || o == Ops::dw_gather || o == Ops::dw_pipelined || o == Ops::dw_gather_pipelined;
+constexpr bool kAMMajor = traits_of(o).a_m_major;
 template <Ops o>
-constexpr bool kGathered = o == Ops::dw_gather || o == Ops::dw_gather_pipelined;
-// Whether the tile splits a tail into 64-column quarters (m64n64k16): the forward and dX. Not dW, whose
-// grids (its N x K outputs, weight-sized) are rarely a quarter wave.
+constexpr bool kGathered = traits_of(o).gathered;
 template <Ops o>
-constexpr bool kQuarters = o == Ops::forward || o == Ops::dx;
+constexpr bool kQuarters = traits_of(o).quarters;
 
 // An N-major B tile (dX's W) is kBN / 64 TMA boxes of 64 columns (128 bytes) x kBK reduction rows, one
 // after another: the wgmma descriptor's leading byte offset is the size of one box.
@@ -631,7 +652,7 @@ __device__ __forceinline__ int live_boxes(int width, int first_column, int exten
 // once that thread's copies of the stage have landed (cp.async.mbarrier.arrive): a producer never waits
 // for its own copies, only for a free stage, so that every stage the consumers are not reading is in
 // flight. The consumers fence the stage for the async proxy (wgmma reads through it) after their wait.
-// With gather_waits (ORDO_WGMMA_GATHER=wait, a measurement switch), the earlier scheme: a stage is
+// With gather_waits (--wgmma-gather wait, a measurement switch), the earlier scheme: a stage is
 // published two stages late, after issuing stage `it` a thread waits for its copies of stage it - 2,
 // fences them and arrives; with 4 stages the consumers, waiting on stage it - 2, have released stage
 // it - 4, so the producers' wait for it never blocks them.
@@ -912,12 +933,6 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// Whether environment variable `name` is set to `value`.
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
-
 // A [rows, cols] row-major matrix of `element_bytes`-byte elements as TMA boxes of box_cols x box_rows,
 // 128-byte swizzled (or as `swizzle` says); loads fill elements outside it with zeros, stores skip them.
 cudaError_t encode_swizzled_map(CUtensorMap* map, CUtensorMapDataType dtype, int element_bytes, const void* base,
@@ -1024,7 +1039,7 @@ cudaError_t resident_clusters(int* clusters) {
 // One GEMM through the tile: Y [M, N] (f32, or bf16 when y_bf16 is set) = A B (+ bias), the operands
 // as kOps says (Ops), maps already made (none for dw_gather, whose operands are in gather_*).
 struct GemmCall {
-  const char* variant;  // for ORDO_TRACE_LAUNCH
+  const char* variant;  // for LaunchOptions::trace_launch
   CUtensorMap map_x, map_w, map_w_half, map_w_quarter;
   const float* bias;
   float* y;
@@ -1051,16 +1066,33 @@ struct GemmCall {
   // Y for the general kernel's staged stores (made by launch_gemm where Y allows them).
   bool has_map_y = false;
   CUtensorMap map_y{};
+  const LaunchOptions* options = &kDefaultLaunchOptions;  // the caller's, never null
 };
 
 
-// ORDO_WGMMA_KERNEL=general runs every shape on the general kernel (4-stage ring, 256-column units split
-// only in a last wave): a measurement switch for the two one-width kernels, which compute the same chains.
-bool general_kernel_only() { return env_is("ORDO_WGMMA_KERNEL", "general"); }
+// WgmmaKernels::general (--wgmma-kernel general) runs every shape on the general kernel (4-stage ring, 256-column
+// units split only in a last wave): a measurement switch for the one-width kernels, which compute the same chains.
+bool general_kernel_only(const WgmmaOptions& o) {
+  switch (o.kernels) {
+    case WgmmaKernels::by_shape:
+      return false;
+    case WgmmaKernels::general:
+      return true;
+  }
+  return false;
+}
 
-// ORDO_WGMMA_STORES=direct has every thread store its accumulators in every kernel: a measurement switch for
-// the general kernel's staged stores (store_staged), the same bits.
-bool direct_stores_only() { return env_is("ORDO_WGMMA_STORES", "direct"); }
+// WgmmaStores::direct (--wgmma-stores direct) has every thread store its accumulators in every kernel: a
+// measurement switch for the general kernel's staged stores (store_staged), the same bits.
+bool direct_stores_only(const WgmmaOptions& o) {
+  switch (o.stores) {
+    case WgmmaStores::staged:
+      return false;
+    case WgmmaStores::direct:
+      return true;
+  }
+  return false;
+}
 
 // The wgmma groups a consumer leaves in flight (KernelArgs::pending_groups). Measured on the H200 with both
 // everywhere (evidence/h200-ebbd76d-pending-groups/): two are faster where the ring has more than four
@@ -1068,11 +1100,11 @@ bool direct_stores_only() { return env_is("ORDO_WGMMA_STORES", "direct"); }
 // 168 kernel 1.23 -> 1.20x, dX M = 64 1.69 -> 1.55x) and in the gathered dW (1.33 -> 1.26x at 1024 tokens,
 // 1.54 -> 1.36x at 16384), and slower on the general kernel fed by TMA (forward M = 4096 1.10 -> 1.20x, dW
 // in place 1.09 -> 1.17x at 1024 tokens): there the consumers would hold three of its four stages and leave
-// the producer one. ORDO_WGMMA_PENDING=1 or 2 sets it everywhere: a measurement switch, the same bits.
+// the producer one. WgmmaOptions::pending_groups 1 or 2 (--wgmma-pending) sets it everywhere: a measurement
+// switch, the same bits.
 template <Ops kOps, int kRingW>
-int pending_groups() {
-  const std::string v = std::getenv("ORDO_WGMMA_PENDING") != nullptr ? std::getenv("ORDO_WGMMA_PENDING") : "";
-  if (v == "1" || v == "2") return v == "2" ? 2 : 1;
+int pending_groups(const WgmmaOptions& o) {
+  if (o.pending_groups == 1 || o.pending_groups == 2) return o.pending_groups;
   return kRingW != kBN || kGathered<kOps> ? 2 : 1;
 }
 
@@ -1084,7 +1116,7 @@ cudaError_t launch_kernel(const GemmCall& c, const CUtensorMap& map_x, const CUt
     if (cudaError_t e = set_smem_attribute<false, kCluster, kOps, kRingW, kRowsA, kSplit>()) return e;
   }
   args.staged_stores = Ring<kRingW, kRowsA>::staged_stores && c.has_map_y;
-  args.pending_groups = pending_groups<kOps, kRingW>();
+  args.pending_groups = pending_groups<kOps, kRingW>(c.options->wgmma);
   // The waiting gather producers publish a stage kGatherLag k tiles after copying it: with two groups in
   // flight the consumers would hold three of the four stages waiting for one the producers publish only after
   // taking a fourth, a deadlock. So that scheme runs with one.
@@ -1116,10 +1148,17 @@ constexpr int kSmallMClusterOf(int width) { return width == kSmallMUnit48 ? 4 : 
 
 // The consumers of a small-M kernel's block: two, on the two column halves of each unit (one 64 x W / 2
 // chain block each), where B splits there (dX's N-major B only at whole 64-column boxes: not its quarters);
-// otherwise one. ORDO_WGMMA_SMALL_M_CONSUMERS=1 runs one everywhere: a measurement switch, the same bits.
+// otherwise one. WgmmaSmallMConsumers::one (--wgmma-small-m-consumers 1) runs one everywhere: a measurement
+// switch, the same bits.
 template <Ops kOps>
-int small_m_split(int width) {
-  if (env_is("ORDO_WGMMA_SMALL_M_CONSUMERS", "1") || width == kSmallMUnit48) return 1;
+int small_m_split(int width, const WgmmaOptions& o) {
+  switch (o.small_m_consumers) {
+    case WgmmaSmallMConsumers::one:
+      return 1;
+    case WgmmaSmallMConsumers::by_shape:
+      break;
+  }
+  if (width == kSmallMUnit48) return 1;
   return width == kHalfBN || kOps == Ops::forward ? 2 : 1;
 }
 
@@ -1156,7 +1195,8 @@ cudaError_t launch_gemm(GemmCall c) {
   args.rows = c.rows;
   args.gather_waits = c.gather_waits;
   args.tiles_m = static_cast<unsigned>(ceil_div(c.M, kBM));
-  const bool general_only = general_kernel_only();
+  const WgmmaOptions& options = c.options->wgmma;
+  const bool general_only = general_kernel_only(options);
   args.unit_n = kBN;
   if constexpr (kCluster == 1 && kOps == Ops::forward)
     if (c.has_map_w_168 && !general_only) args.unit_n = static_cast<int>(wgmma_forward_unit_width(c.M, c.N, clusters));
@@ -1164,7 +1204,7 @@ cudaError_t launch_gemm(GemmCall c) {
   // Staged stores (the general and 168 kernels) need a Y with a 16-byte aligned base and rows (TMA: N % 4 == 0
   // for FP32, N % 8 == 0 for BF16); otherwise direct stores.
   c.has_map_y = false;
-  if (!direct_stores_only()) {
+  if (!direct_stores_only(options)) {
     const bool unit_168 = args.unit_n == kBN168;
     if (c.y != nullptr && c.y_bf16 == nullptr && c.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(c.y) % 16 == 0)
       c.has_map_y = (unit_168 ? make_store_map<kBN168, false>(&c.map_y, c.y, c.M, c.N)
@@ -1200,11 +1240,11 @@ cudaError_t launch_gemm(GemmCall c) {
     if (schedule.pieces == 2 && c.has_map_x_slice_of_two) small_m_width = kHalfBN;
   }
   // The forward's quarters with M <= 64 run as units of 48 columns where those put more blocks on the GPU in one
-  // round (wgmma_small_m_unit_width: M = 64 with N = 5376 is 112 blocks against 84). ORDO_WGMMA_SMALL_M_WIDTH=64
-  // keeps the quarters (a measurement switch, the same bits). Units past N (rounding up to whole clusters of
-  // four) load zeros and store nothing.
+  // round (wgmma_small_m_unit_width: M = 64 with N = 5376 is 112 blocks against 84). WgmmaSmallMWidth::quarters
+  // (--wgmma-small-m-width 64) keeps the quarters (a measurement switch, the same bits). Units past N (rounding up
+  // to whole clusters of four) load zeros and store nothing.
   if constexpr (kCluster == 1 && kOps == Ops::forward) {
-    if (small_m_width == kQuarterBN && c.has_map_w_48 && !env_is("ORDO_WGMMA_SMALL_M_WIDTH", "64")) {
+    if (small_m_width == kQuarterBN && c.has_map_w_48 && options.small_m_width == WgmmaSmallMWidth::by_shape) {
       int clusters_48 = 0;
       if (SmallMKernel<kOps, kSmallMUnit48, 1>::resident(&clusters_48) == cudaSuccess) {
         const std::int64_t units_48 = wgmma_small_m_units_48(c.N);
@@ -1221,7 +1261,7 @@ cudaError_t launch_gemm(GemmCall c) {
       }
     }
   }
-  const int consumers = small_m_width == 0 ? 0 : small_m_split<kOps>(small_m_width);
+  const int consumers = small_m_width == 0 ? 0 : small_m_split<kOps>(small_m_width, options);
   int launch_cluster = kCluster, resident = clusters;
   if constexpr (kCluster == 1 && kQuarters<kOps>) {
     if (small_m_width != 0) {
@@ -1248,15 +1288,24 @@ cudaError_t launch_gemm(GemmCall c) {
   // (64 x 5376 x 4096, warm) evict_first cost 1.80 -> 2.04x, and on the general kernel, whose B tiles serve
   // every tile row, 1.11 -> 1.15x at 4096 x 5376 x 5376 (measured with hints in every kernel). So only the
   // forward's small-M halves kernel takes them, the one kernel measured faster with them;
-  // ORDO_WGMMA_CACHE_HINTS=0|1 turns them off or on there whatever the size of B (a measurement switch, the
-  // same bits).
-  if (kOps == Ops::forward && small_m_width == kHalfBN && env_is("ORDO_WGMMA_CACHE_HINTS", "1")) {
-    args.cache_hints = true;
-  } else if (kOps == Ops::forward && small_m_width == kHalfBN && !env_is("ORDO_WGMMA_CACHE_HINTS", "0")) {
-    int device = 0, l2_bytes = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device))
-      (void)cudaGetLastError();
-    args.cache_hints = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;  // B streams from HBM anyway
+  // WgmmaCacheHints::off|on (--wgmma-cache-hints 0|1) turns them off or on there whatever the size of B (a
+  // measurement switch, the same bits).
+  if (kOps == Ops::forward && small_m_width == kHalfBN) {
+    switch (options.cache_hints) {
+      case WgmmaCacheHints::on:
+        args.cache_hints = true;
+        break;
+      case WgmmaCacheHints::off:
+        break;
+      case WgmmaCacheHints::by_size: {
+        int device = 0, l2_bytes = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device))
+          (void)cudaGetLastError();
+        args.cache_hints = static_cast<std::int64_t>(c.N) * c.K * 2 > l2_bytes;  // B streams from HBM anyway
+        break;
+      }
+    }
   }
   const int ring_stages = args.unit_n == kBN168            ? Ring<kBN168>::stages
                           : small_m_width == kQuarterBN    ? Ring<kQuarterBN, 64>::stages
@@ -1264,7 +1313,7 @@ cudaError_t launch_gemm(GemmCall c) {
                           : small_m_width == kSmallMUnit48 ? Ring<kSmallMUnit48, 64>::stages
                           : quarters_ring                  ? Ring<kQuarterBN>::stages
                                                            : Ring<kBN>::stages;
-  if (std::getenv("ORDO_TRACE_LAUNCH") != nullptr)
+  if (c.options->trace_launch)
     std::fprintf(stderr,
                  "ordo: %s M=%d N=%d K=%d (K reduced): clusters of %d, %d resident, %u blocks, %u units of %d columns "
                  "(%u whole, %s, ring of %d stages%s, %s stores%s)\n",
@@ -1295,6 +1344,7 @@ cudaError_t launch_gemm(GemmCall c) {
 template <int kCluster>
 cudaError_t launch_forward(const LaunchParams& p) {
   GemmCall c{"sm90.fwd.bf16.wgmma.128x256x64", {}, {}, {}, {}, p.bias, p.y, p.y_bf16, p.M, p.N, p.K, p.stream};
+  c.options = p.options;
   // Each block of a cluster loads 1/kCluster of the W tile's rows for all of them.
   cudaError_t e = make_map(&c.map_x, p.x_bf16, p.M, p.K, kBM);
   if (e == cudaSuccess) e = make_map(&c.map_w, p.w_bf16, p.N, p.K, kBN / kCluster);
@@ -1318,13 +1368,12 @@ cudaError_t launch_forward(const LaunchParams& p) {
 
 }  // namespace
 
-// Single blocks by default. ORDO_WGMMA_CLUSTER=2 runs clusters of two blocks sharing W tiles through
+// Single blocks by default. WgmmaOptions::cluster = 2 runs clusters of two blocks sharing W tiles through
 // TMA multicast: the same bits (each output is still one block's chain over all of K; verified on an
 // H200) at the same speed within 3% there (evidence/h200-17fe256-wgmma-uniform), so it stays
 // an opt-in.
 cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
-  const char* cluster = std::getenv("ORDO_WGMMA_CLUSTER");
-  if (cluster != nullptr && std::string(cluster) == "2") return launch_forward<kTwoBlockCluster>(p);
+  if (p.options->wgmma.cluster == kTwoBlockCluster) return launch_forward<kTwoBlockCluster>(p);
   return launch_forward<1>(p);
 }
 
@@ -1332,6 +1381,7 @@ cudaError_t launch_fwd_bf16_wgmma_128x256x64(const LaunchParams& p) {
 // the forward, W the N-major B. No bias, an FP32 output, single blocks.
 cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
   GemmCall c{"sm90.bwd.dx.bf16.wgmma.128x256x64", {}, {}, {}, {}, nullptr, p.dx, nullptr, p.M, p.K, p.N, p.stream};
+  c.options = p.options;
   cudaError_t e = make_map(&c.map_x, p.g_bf16, p.M, p.N, kBM);
   if (e == cudaSuccess) e = make_map(&c.map_x_slice, p.g_bf16, p.M, p.N, 64 / kSmallMCluster);
   c.has_map_x_slice = e == cudaSuccess;
@@ -1351,23 +1401,32 @@ cudaError_t launch_bwd_dx_bf16_wgmma_128x256x64(const BackwardDataLaunch& p) {
 // h200-1882189-staged-stores/sweep/: 1024 x 5376 x 5376, 1.21 -> 1.08x cuBLAS in place, 1.35 -> 1.23x
 // gathered). With per-thread stores it had been slower below 4096 tokens (evidence/h200-f7576d5-dw-split/:
 // 64 tokens 1.27 -> 1.76x), which was the rule until then.
-// ORDO_WGMMA_DW=serial runs the start-value kernel from +0 too: a measurement switch, the same bits.
-bool pipelined_dw(bool accumulate) {
+// WgmmaDwKernel::serial (--wgmma-dw serial) runs the start-value kernel from +0 too: a measurement switch, the
+// same bits.
+bool pipelined_dw(bool accumulate, const WgmmaOptions& o) {
   if (accumulate) return false;
-  const char* v = std::getenv("ORDO_WGMMA_DW");
-  return v == nullptr || std::string(v) != "serial";
+  switch (o.dw) {
+    case WgmmaDwKernel::by_accumulate:
+      return true;
+    case WgmmaDwKernel::serial:
+      return false;
+  }
+  return true;
 }
 
-// How the gathered dW runs. ORDO_WGMMA_GATHER is a measurement switch (the same bits): "wait" runs the
+// How the gathered dW runs, WgmmaGather (--wgmma-gather), a measurement switch (the same bits): `wait` runs the
 // earlier producers, which wait for their own copies two stages late, always in the kernel that can load
-// start values; "serial" the producers that do not wait, in that kernel; unset, those producers with the
-// pipelined kernel without accumulate, as in place (pipelined_dw).
-enum class GatherMode { no_wait, serial, wait };
-GatherMode gather_mode() {
-  const char* v = std::getenv("ORDO_WGMMA_GATHER");
-  if (v == nullptr) return GatherMode::no_wait;
-  const std::string mode(v);
-  return mode == "wait" ? GatherMode::wait : mode == "serial" ? GatherMode::serial : GatherMode::no_wait;
+// start values; `serial` the producers that do not wait, in that kernel; `no_wait` (the default), those
+// producers with the pipelined kernel without accumulate, as in place (pipelined_dw).
+bool gather_pipelined(bool accumulate, const WgmmaOptions& o) {
+  switch (o.gather) {
+    case WgmmaGather::no_wait:
+      return pipelined_dw(accumulate, o);
+    case WgmmaGather::serial:
+    case WgmmaGather::wait:
+      return false;
+  }
+  return false;
 }
 
 // dW [N, K] = G^T X over the R active tokens: the tile's (M, N, K) are (N, K, R); G [T, N] is the
@@ -1382,21 +1441,22 @@ cudaError_t launch_bwd_dw_bf16_wgmma_128x256x64(const BackwardWeightLaunch& p) {
     e = cudaMemsetAsync(p.dw, 0, static_cast<size_t>(p.N) * static_cast<size_t>(p.K) * sizeof(float), p.stream);
   } else {
     GemmCall c{"sm90.bwd.dw.bf16.wgmma.128x256x64", {}, {}, {}, {}, nullptr, p.dw, nullptr, p.N, p.K, p.R, p.stream};
+    c.options = p.options;
     c.accumulate = p.accumulate;
+    const WgmmaOptions& options = p.options->wgmma;
     if (p.rows != nullptr) {
       c.gather_g = p.g_bf16;
       c.gather_x = p.x_bf16;
       c.rows = p.rows;
-      const GatherMode mode = gather_mode();
-      c.gather_waits = mode == GatherMode::wait;
-      e = mode == GatherMode::no_wait && pipelined_dw(p.accumulate) ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
-              : launch_gemm<1, Ops::dw_gather>(c);
+      c.gather_waits = options.gather == WgmmaGather::wait;
+      e = gather_pipelined(p.accumulate, options) ? launch_gemm<1, Ops::dw_gather_pipelined>(c)
+                                                  : launch_gemm<1, Ops::dw_gather>(c);
     } else {
       e = make_n_major_map(&c.map_x, p.g_bf16, p.R, p.N);
       if (e == cudaSuccess) e = make_n_major_map(&c.map_w, p.x_bf16, p.R, p.K);
       c.map_w_half = c.map_w_quarter = c.map_w;
       if (e == cudaSuccess)
-        e = pipelined_dw(p.accumulate) ? launch_gemm<1, Ops::dw_pipelined>(c) : launch_gemm<1, Ops::dw>(c);
+        e = pipelined_dw(p.accumulate, options) ? launch_gemm<1, Ops::dw_pipelined>(c) : launch_gemm<1, Ops::dw>(c);
     }
   }
   if (e == cudaSuccess && p.db != nullptr) e = launch_bwd_db_bf16(p);

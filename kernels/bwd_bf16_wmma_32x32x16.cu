@@ -53,6 +53,7 @@
 #include <cstdint>
 
 #include "kernels/backward_internal.h"
+#include "kernels/operand_layout.h"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -67,10 +68,7 @@ static_assert(kThreads == 4 * 32 && kTile == 32 && kStep == 16,
               "the staging mappings are written for 4 warps, 32x32x16");
 
 // How A holds element (i, r) in global memory; B always holds (j, r) at b[row(r) * ldb + j].
-enum class ALayout {
-  reduction_contiguous,  // base[i * lda + r]: dX's G
-  output_contiguous,     // base[row(r) * lda + i]: dW's G
-};
+using ALayout = OperandLayout;
 
 // One tile GEMM as the kernel sees it.
 struct Bf16TileGemm {
@@ -135,14 +133,14 @@ __global__ void __launch_bounds__(kThreads) bwd_bf16_wmma_kernel(const Bf16TileG
       bs[lane * kLd + s] = (t >= 0 && j < p.Q)
                                ? p.b[static_cast<size_t>(t) * static_cast<size_t>(p.ldb) + static_cast<size_t>(j)]
                                : kZero;
-      if constexpr (kLA == ALayout::output_contiguous) {
+      if constexpr (!reduction_contiguous(kLA)) {
         const int i = i0 + lane;
         as[lane * kLd + s] = (t >= 0 && i < p.P)
                                  ? p.a[static_cast<size_t>(t) * static_cast<size_t>(p.lda) + static_cast<size_t>(i)]
                                  : kZero;
       }
     }
-    if constexpr (kLA == ALayout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLA)) {
       // [i][r] tile: element e = tid + 128q is row e / 16, step e % 16.
 #pragma unroll
       for (int q = 0; q < kTile * kStep / kThreads; ++q) {

@@ -384,7 +384,7 @@ cudaError_t launch_bwd_dw_f32_by_shape_tile(const BackwardWeightLaunch& p, int t
 }
 
 cudaError_t launch_bwd_dw_f32_simt_by_shape(const BackwardWeightLaunch& p) {
-  const int forced = forced_fp32_tile(dw_by_shape_tiles());
+  const int forced = forced_fp32_tile(dw_by_shape_tiles(), p.options->fp32);
   if (forced == -2) return cudaErrorInvalidValue;
   if (forced >= 0) return launch_bwd_dw_f32_by_shape_tile(p, forced);
   int device = 0, sm_count = 0;

@@ -44,6 +44,7 @@
 
 #include "kernels/backward_internal.h"
 #include "kernels/bwd_tile_loaders.cuh"
+#include "kernels/tile_128x128_steps.cuh"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -63,24 +64,6 @@ struct TileGemm {
   bool vec_store = false;
 };
 
-// Eight consecutive steps kk = kFirst .. kFirst+7 of the current slab, in ascending order.
-template <int kFirst>
-__device__ __forceinline__ void compute_steps(float (&acc)[8][8], const float* sa, const float* sb, int ty, int tx) {
-#pragma unroll
-  for (int kk = kFirst; kk < kFirst + kBK / 2; ++kk) {
-    const float4 a_lo = *reinterpret_cast<const float4*>(sa + kk * kLd + ty * 4);
-    const float4 a_hi = *reinterpret_cast<const float4*>(sa + kk * kLd + 64 + ty * 4);
-    const float4 b_lo = *reinterpret_cast<const float4*>(sb + kk * kLd + tx * 4);
-    const float4 b_hi = *reinterpret_cast<const float4*>(sb + kk * kLd + 64 + tx * 4);
-    const float a[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-    const float b[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
-  }
-}
-
 // The operand A of one slab into registers (reduction- or output-contiguous), then into shared memory.
 template <Layout kLA, bool kVec>
 struct ALoader {
@@ -90,13 +73,13 @@ struct ALoader {
   int ld_row = 0, ld_kh = 0;
 
   __device__ __forceinline__ void load(float4 (&v)[2], const TileGemm& p, int r0, const int (&trow)[2], int i_oc) const {
-    if constexpr (kLA == Layout::reduction_contiguous)
+    if constexpr (reduction_contiguous(kLA))
       load_rc_chunks<kVec>(v, row, row_ok, r0, ld_kh, p.R, kPadA);
     else
       load_oc_chunks<kVec>(v, p.a, p.lda, trow, i_oc, p.P, kPadA);
   }
   __device__ __forceinline__ void store(float* s, const float4 (&v)[2], int tid) const {
-    if constexpr (kLA == Layout::reduction_contiguous)
+    if constexpr (reduction_contiguous(kLA))
       store_rc_chunks(s, v, ld_row, ld_kh);
     else
       store_oc_chunks(s, v, tid);
@@ -117,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, 2) bwd_f32_simt_128x128x16_kernel(co
   // Loaders. Output-contiguous: thread (warp, lane) loads steps warp and warp + 8 of a slab, the
   // float4 at tile column 4 * lane; a warp reads 512 contiguous bytes of one row.
   ALoader<kLA, kVec> la;
-  if constexpr (kLA == Layout::reduction_contiguous) {
+  if constexpr (reduction_contiguous(kLA)) {
     la.ld_row = warp * 16 + (lane & 15);
     la.ld_kh = lane >> 4;
     la.row_ok = i0 + la.ld_row < p.P;
@@ -184,11 +167,11 @@ __global__ void __launch_bounds__(kThreads, 2) bwd_f32_simt_128x128x16_kernel(co
     float* nxt = smem + ((s + 1) & 1) * kBufferFloats;
 
     la.load(v, p, r_next, trow, i_oc);
-    compute_steps<0>(acc, sa, sb, ty, tx);  // steps 0..7 of this slab, ascending
+    steps_8x8<0, kBK, kLd>(acc, sa, sb, ty, tx);  // steps 0..7 of this slab, ascending
     la.store(nxt, v, tid);
     load_oc_chunks<kVec>(v, p.b, p.ldb, trow, j_oc, p.Q, kPadB);
     slab_rows<kGather>(trow, p.rows, s + 2, warp, p.R);
-    compute_steps<kBK / 2>(acc, sa, sb, ty, tx);  // steps 8..15, ascending
+    steps_8x8<kBK / 2, kBK, kLd>(acc, sa, sb, ty, tx);  // steps 8..15, ascending
     store_oc_chunks(nxt + kOperandFloats, v, tid);
     __syncthreads();
   }

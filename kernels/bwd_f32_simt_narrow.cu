@@ -77,6 +77,7 @@
 #include "kernels/backward_internal.h"
 #include "kernels/bwd_narrow.h"
 #include "kernels/forward_internal.h"
+#include "kernels/operand_layout.h"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -90,10 +91,7 @@ static_assert(kThreads == 128 && kBP == 16 && kBQ == 32, "the warp and lane mapp
 static_assert(kBK % 4 == 0, "slabs are whole float4 chunks");
 
 // How an operand holds element (i, r): i the output index it feeds, r the reduction index.
-enum class Layout {
-  reduction_contiguous,  // base[i * ld + r]
-  output_contiguous,     // base[row(r) * ld + i]
-};
+using Layout = OperandLayout;
 
 // Padding of the reduction tail. A slab has 32 steps, so past the last step (r >= R) every thread
 // still performs acc = __fmaf_rn(a_pad, b_pad, acc). A is padded with +0.0f and B with -0.0f: the
@@ -128,7 +126,7 @@ struct NarrowGemm {
 // stores of a warp (16 rows x 2 chunks, see load_a) on 32 distinct banks and keeps rows 8-byte
 // aligned for the LDS.64 reads. Output-contiguous A is stored as it comes, whole rows, ld 16.
 template <Layout kLA>
-constexpr int kLdA = kLA == Layout::reduction_contiguous ? kBP + 4 : kBP;
+constexpr int kLdA = reduction_contiguous(kLA) ? kBP + 4 : kBP;
 constexpr int kAChunks = kBP * kBK / 4 / kThreads;  // 1
 constexpr int kBChunks = kBQ * kBK / 4 / kThreads;  // 2
 static_assert(kAChunks * kThreads * 4 == kBP * kBK && kBChunks * kThreads * 4 == kBQ * kBK, "whole chunks");
@@ -174,10 +172,10 @@ __device__ __forceinline__ SlabRows slab_rows(const NarrowGemm& p, int s, int ti
   const int r0 = s * kBK;
 #pragma unroll
   for (int c = 0; c < kAChunks; ++c)
-    x.a[c] = kLA == Layout::output_contiguous ? step_row<kGather>(p.rows, r0 + oc_step<kBP>(tid, c), p.R) : -1;
+    x.a[c] = !reduction_contiguous(kLA) ? step_row<kGather>(p.rows, r0 + oc_step<kBP>(tid, c), p.R) : -1;
 #pragma unroll
   for (int c = 0; c < kBChunks; ++c)
-    x.b[c] = kLB == Layout::output_contiguous ? step_row<kGather>(p.rows, r0 + oc_step<kBQ>(tid, c), p.R) : -1;
+    x.b[c] = !reduction_contiguous(kLB) ? step_row<kGather>(p.rows, r0 + oc_step<kBQ>(tid, c), p.R) : -1;
   return x;
 }
 
@@ -218,11 +216,11 @@ struct Tile {
   bool b_row_ok = false;
 
   __device__ __forceinline__ Tile(const NarrowGemm& g, int t, int i, int j) : p(g), tid(t), i0(i), j0(j) {
-    if constexpr (kLA == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLA)) {
       a_row_ok = i0 + (tid & 15) < p.P;
       a_row = p.a + (a_row_ok ? static_cast<size_t>(i0 + (tid & 15)) * static_cast<size_t>(p.lda) : size_t{0});
     }
-    if constexpr (kLB == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLB)) {
       b_row_ok = j0 + (tid & 31) < p.Q;
       b_row = p.b + (b_row_ok ? static_cast<size_t>(j0 + (tid & 31)) * static_cast<size_t>(p.ldb) : size_t{0});
     }
@@ -245,7 +243,7 @@ struct Tile {
 
   // The global loads of slab s into f (x: its token rows).
   __device__ __forceinline__ void load(Frag& f, int s, const SlabRows& x) const {
-    if constexpr (kLA == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLA)) {
       static_assert(kAChunks == 1, "one reduction-contiguous chunk per thread");
       f.a[0] = load_rc(a_row, a_row_ok, s * kBK + 4 * (tid >> 4), p.R, kPadA);
     } else {
@@ -253,7 +251,7 @@ struct Tile {
       for (int c = 0; c < kAChunks; ++c)
         f.a[c] = load_oc<kVec>(p.a, p.lda, x.a[c], i0 + oc_col<kBP>(tid, c), p.P, kPadA);
     }
-    if constexpr (kLB == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLB)) {
 #pragma unroll
       for (int c = 0; c < kBChunks; ++c) f.b[c] = load_rc(b_row, b_row_ok, s * kBK + 4 * rc_b_chunk(tid, c), p.R, kPadB);
     } else {
@@ -265,7 +263,7 @@ struct Tile {
 
   // f into one shared buffer: A as [r][i], then B as [r][j].
   __device__ __forceinline__ void store(float* buf, const Frag& f) const {
-    if constexpr (kLA == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLA)) {
       // Steps 4 * (tid >> 4) .. +3 of tile row tid & 15. A warp stores rows 0..15 of two chunks:
       // bank (4 * chunk * 20 + row) mod 32 = 16 * (chunk & 1) + row, all distinct.
       float* q = buf + 4 * (tid >> 4) * kLdA<kLA> + (tid & 15);
@@ -279,7 +277,7 @@ struct Tile {
         *reinterpret_cast<float4*>(buf + oc_step<kBP>(tid, c) * kLdA<kLA> + oc_col<kBP>(tid, c)) = f.a[c];
     }
     float* sb = buf + kBK * kLdA<kLA>;
-    if constexpr (kLB == Layout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLB)) {
       // Steps 4 * chunk .. +3 of tile row tid & 31: the 32 lanes of a warp store 32 consecutive floats.
 #pragma unroll
       for (int c = 0; c < kBChunks; ++c) {

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "kernels/operand_layout.h"
+
 namespace ordo::kernels::detail::bwd_tile {
 
 constexpr int kBM = 128;  // output rows i per block
@@ -21,10 +23,7 @@ static_assert(kLd % 4 == 0, "LDS.128 / STS.128 need 16-byte aligned rows");
 static_assert(kLd % 32 == 4, "conflict-free transposed stores need ld == 4 (mod 32)");
 
 // How an operand holds element (i, r): i the output index it feeds, r the reduction index.
-enum class Layout {
-  reduction_contiguous,  // base[i * ld + r]
-  output_contiguous,     // base[row(r) * ld + i]
-};
+using Layout = OperandLayout;
 
 // Padding of the reduction tail, and why it is exact. A slab has 16 steps, so past the last step
 // (r >= R) the kernel still performs acc = __fmaf_rn(a_pad, b_pad, acc). A is padded with +0.0f and B

@@ -41,11 +41,12 @@
 #include "kernels/backward_internal.h"
 #include "kernels/cp_async.cuh"
 #include "kernels/forward_internal.h"
+#include "kernels/operand_layout.h"
 
 namespace ordo::kernels::detail {
 namespace {
 
-enum class Layout { reduction_contiguous, output_contiguous };
+using Layout = OperandLayout;
 
 struct OuterArgs {
   const float* a;
@@ -109,7 +110,7 @@ struct OperandLoader {
   // Reduction-contiguous: BK 4-byte copies per thread, step t % BK of rows t / BK + c * (128 / BK).
   // Output-contiguous, 16-byte: BK / 4 copies, columns 4 * (t % 32) of steps t / 32 + 4c.
   // Output-contiguous, 4-byte: BK copies, column t of steps c.
-  static constexpr bool kTranspose = kL == Layout::reduction_contiguous;
+  static constexpr bool kTranspose = reduction_contiguous(kL);
   static_assert(!(kGather && kTranspose), "only output-contiguous operands (dW's G and X) are gathered");
   static constexpr int kCopies = kTranspose || !kVec ? BK : BK / 4;
   const float* src;  // this thread's first copy at the next slab (in place)

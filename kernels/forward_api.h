@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "core/variant.h"
+#include "kernels/launch_options.h"
 
 namespace ordo::kernels {
 
@@ -30,6 +31,7 @@ struct ForwardArgs {
   std::int64_t y_rows = 0;
   std::int64_t y_cols = 0;
   void* stream = nullptr;     // cudaStream_t; nullptr = the legacy default stream
+  LaunchOptions options;      // how the variant runs, never what it computes (the defaults: the production rules)
 };
 
 // Every registered variant, production tiles and mutants alike (mutants have is_mutant = true).

@@ -27,6 +27,7 @@ struct LaunchParams {
   DType y_dtype = DType::f32;
   int M = 0, N = 0, K = 0;
   cudaStream_t stream = nullptr;
+  const LaunchOptions* options = &kDefaultLaunchOptions;  // never null; the caller's, which outlive the launch
 };
 
 // Returns the launch's own error (cudaLaunchKernel), and clears it from the runtime's last-error slot.
@@ -53,6 +54,9 @@ const std::vector<VariantEntry>& variant_entries();
 // included) and returns ok; otherwise returns the first failing check's status, in the order
 // no_device, unsupported_device, wrong_dtype, bad_size, inconsistent_size, unsupported_shape,
 // null_pointer, host_pointer, wrong_device, misaligned, aliasing. (unknown_variant is decided by the caller.)
+// no_device, then unsupported_device (the current device outside v's SM range); on success *device is the
+// current device. The first checks of every forward and backward call.
+Status check_device(const KernelVariant& v, int* device);
 Status validate_forward(const KernelVariant& v, const ForwardArgs& args, LaunchParams* params);
 
 // Launchers, one per variant (the .cu files).
@@ -87,7 +91,8 @@ struct ByShapePlan {
   std::int64_t rows = 0;
   int tail_tile = -1;
 };
-ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count);
+// split_rows false (`--fp32-split 0`): the rule's tile over all M rows, no second launch.
+ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count, bool split_rows = true);
 // One tile, whatever the rule says (the tile sweep of bench/tile_sweep.cpp); the bits are the variant's.
 cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile);
 // Candidate tiles, which no rule runs: timed by the tile sweep (ordo_bench_tiles --candidates) before one joins
@@ -104,11 +109,11 @@ cudaError_t launch_fwd_f32_outer(const LaunchParams& p);
 template <int BM, int BN, int TM, int TN, int BK, int STAGES, int DEPTH>
 cudaError_t launch_fwd_f32_warp_specialized(const LaunchParams& p);
 
-// ORDO_FP32_TILE=<tile name> makes the FP32 by-shape variants (forward, dX, dW) run that tile of their table
-// whatever their rule says (the bits are the same): for verifying one tile on random shapes (`ordo verify`, the
-// GPU tests) and for measurements. Returns its index, -1 when the variable is unset or empty, -2 (after naming
-// the table's tiles on stderr) for a name the table lacks, which fails the launch.
-int forced_fp32_tile(const std::vector<ByShapeTile>& tiles);
+// LaunchOptions::fp32.tile (`--fp32-tile NAME`) makes the FP32 by-shape variants (forward, dX, dW) run that tile
+// of their table whatever their rule says (the bits are the same): for verifying one tile on random shapes
+// (`ordo verify`, the GPU tests) and for measurements. Returns its index, -1 when the name is empty, -2 (after
+// naming the table's tiles on stderr) for a name the table lacks, which fails the launch.
+int forced_fp32_tile(const std::vector<ByShapeTile>& tiles, const Fp32Options& options);
 // The 4-warp 128x128 tile (kernels/f32_simt_outer_128x128.cu) runs in dX and dW on grids of at least this many
 // waves of two blocks per SM (kernels/fwd_f32_simt_by_shape.cu says why and what was measured).
 constexpr std::int64_t kOuterWavesBackward = 4;

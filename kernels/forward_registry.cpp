@@ -24,7 +24,7 @@ KernelVariant make_variant(std::string id, int tm, int tn, int tk, int threads, 
   v.threads = threads;
   v.stages = stages;
   v.instruction = "ffma";
-  v.min_sm = 80;
+  v.sm.min = 80;
   v.is_mutant = mutant;
   v.description = std::move(description);
   return v;
@@ -40,8 +40,8 @@ KernelVariant make_bf16_variant(int arch, int max_sm) {
   v.threads = 128;
   v.stages = 1;
   v.instruction = "mma.sync.m16n8k16 (wmma)";
-  v.min_sm = arch;
-  v.max_sm = max_sm;
+  v.sm.min = arch;
+  v.sm.max = max_sm;
   v.operand_dtype = DType::bf16;
   v.bf16_output = true;
   v.description = "portable BF16 tensor-core baseline: 4 warps, each a 16x16 wmma tile over k steps of 16 staged in "
@@ -59,8 +59,8 @@ KernelVariant make_wgmma_variant() {
   v.threads = 384;
   v.stages = 4;
   v.instruction = "wgmma.mma_async.m64n256k16 (sm_90a)";
-  v.min_sm = 90;
-  v.max_sm = 90;
+  v.sm.min = 90;
+  v.sm.max = 90;
   v.operand_dtype = DType::bf16;
   v.bf16_output = true;
   v.k_multiple = 8;

@@ -34,8 +34,7 @@ struct Operand {
 
 }  // namespace
 
-Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchParams* params) {
-  // --- no_device ---------------------------------------------------------------------------------
+Status check_device(const KernelVariant& v, int* device) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
@@ -43,31 +42,35 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
     return Status::error(StatusCode::no_device, "cudaGetDeviceCount failed: " + cuda_error_text(e));
   }
   if (count <= 0) return Status::error(StatusCode::no_device, "cudaGetDeviceCount reported 0 CUDA devices");
-  int device = -1;
-  if ((e = cudaGetDevice(&device)) != cudaSuccess) {
+  if ((e = cudaGetDevice(device)) != cudaSuccess) {
     (void)cudaGetLastError();
     return Status::error(StatusCode::no_device, "cudaGetDevice failed: " + cuda_error_text(e));
   }
-
-  // --- unsupported_device ------------------------------------------------------------------------
   int major = 0, minor = 0;
-  if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device)) != cudaSuccess) {
+  if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *device)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *device)) != cudaSuccess) {
     (void)cudaGetLastError();
     return Status::error(StatusCode::no_device,
                          "cudaDeviceGetAttribute(compute capability) failed: " + cuda_error_text(e));
   }
   const int sm = major * 10 + minor;
-  if (v.max_sm != 0 && sm > v.max_sm)
+  // Outside the range and above its first SM: past its last one.
+  if (!v.runs_on(sm) && sm > v.sm.min)
     return Status::error(StatusCode::unsupported_device,
-                         "current device " + std::to_string(device) + " is sm_" + std::to_string(sm) + "; variant " +
+                         "current device " + std::to_string(*device) + " is sm_" + std::to_string(sm) + "; variant " +
                              v.id + " reproduces contract " + v.contract_id + " only up to sm_" +
-                             std::to_string(v.max_sm) + " (newer tensor cores round differently)");
-  if (sm < v.min_sm)
-    return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(device) + " is sm_" +
-                                                             std::to_string(sm) + "; variant " + v.id +
-                                                             " needs sm_" + std::to_string(v.min_sm) +
-                                                             " or newer");
+                             std::to_string(v.sm.max) + " (newer tensor cores round differently)");
+  if (!v.runs_on(sm))
+    return Status::error(StatusCode::unsupported_device, "current device " + std::to_string(*device) + " is sm_" +
+                                                             std::to_string(sm) + "; variant " + v.id + " needs sm_" +
+                                                             std::to_string(v.sm.min) + " or newer");
+  return Status::success();
+}
+
+Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchParams* params) {
+  // --- no_device, unsupported_device ------------------------------------------------------------
+  int device = -1;
+  if (Status s = check_device(v, &device); !s.ok()) return s;
 
   // --- wrong_dtype: operands as the variant says, bias f32, output f32 (or bf16 where supported) ----
   const bool has_bias = a.bias.data != nullptr;
@@ -144,7 +147,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   // --- host_pointer, then wrong_device -----------------------------------------------------------
   cudaPointerAttributes attrs[4] = {};
   for (int i = 0; i < n_ops; ++i) {
-    e = cudaPointerGetAttributes(&attrs[i], ops[i].ptr);
+    const cudaError_t e = cudaPointerGetAttributes(&attrs[i], ops[i].ptr);
     if (e != cudaSuccess) {
       // Clear the error so it can never be mistaken for a launch failure later.
       (void)cudaGetLastError();
@@ -161,7 +164,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
                              std::string(ops[i].name) + " (" + hex(reinterpret_cast<std::uintptr_t>(ops[i].ptr)) +
                                  ") is page-locked host memory, not device memory");
       case cudaMemoryTypeUnregistered:
-      default:
+      default:  // a type newer than this code: not memory a kernel may read
         return Status::error(StatusCode::host_pointer,
                              std::string(ops[i].name) + " (" + hex(reinterpret_cast<std::uintptr_t>(ops[i].ptr)) +
                                  ") is not CUDA memory (unregistered host pointer)");
@@ -224,6 +227,7 @@ Status validate_forward(const KernelVariant& v, const ForwardArgs& a, LaunchPara
   params->N = static_cast<int>(N);
   params->K = static_cast<int>(K);
   params->stream = static_cast<cudaStream_t>(a.stream);
+  params->options = &a.options;
   return Status::success();
 }
 

@@ -41,6 +41,7 @@
 #include <cstdint>
 
 #include "kernels/forward_internal.h"
+#include "kernels/tile_128x128_steps.cuh"
 
 namespace ordo::kernels::detail {
 namespace {
@@ -103,26 +104,6 @@ __device__ __forceinline__ void store_chunks(float* s, const float4 (&r)[2], int
   }
 }
 
-// Eight consecutive k-steps kk = kFirst .. kFirst+7 of the current slab, in ascending order: per step
-// four LDS.128 (this thread's 8 values of X's column k and 8 of W's) and 64 FMAs
-// acc[i][j] = fma(x[m_i, k], w[n_j, k], acc[i][j]).
-template <int kFirst>
-__device__ __forceinline__ void compute_steps(float (&acc)[8][8], const float* sa, const float* sb, int ty, int tx) {
-#pragma unroll
-  for (int kk = kFirst; kk < kFirst + kBK / 2; ++kk) {
-    const float4 a_lo = *reinterpret_cast<const float4*>(sa + kk * kLd + ty * 4);
-    const float4 a_hi = *reinterpret_cast<const float4*>(sa + kk * kLd + 64 + ty * 4);
-    const float4 b_lo = *reinterpret_cast<const float4*>(sb + kk * kLd + tx * 4);
-    const float4 b_hi = *reinterpret_cast<const float4*>(sb + kk * kLd + 64 + tx * 4);
-    const float a[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-    const float b[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
-  }
-}
-
 template <bool kVecLoad>
 __global__ void __launch_bounds__(kThreads, 2)
     fwd_f32_simt_128x128x16_kernel(const float* __restrict__ x, const float* __restrict__ w,
@@ -177,10 +158,10 @@ __global__ void __launch_bounds__(kThreads, 2)
     float* nxt = smem + ((s + 1) & 1) * kBufferFloats;
 
     load_chunks<kVecLoad>(r, a_row, a_ok, k_next, ld_kh, K, kPadX);
-    compute_steps<0>(acc, sa, sb, ty, tx);  // k-steps 0..7 of this slab, ascending
+    steps_8x8<0, kBK, kLd>(acc, sa, sb, ty, tx);  // k-steps 0..7 of this slab, ascending
     store_chunks(nxt, r, ld_row, ld_kh);
     load_chunks<kVecLoad>(r, b_row, b_ok, k_next, ld_kh, K, kPadW);
-    compute_steps<kBK / 2>(acc, sa, sb, ty, tx);  // k-steps 8..15, ascending
+    steps_8x8<kBK / 2, kBK, kLd>(acc, sa, sb, ty, tx);  // k-steps 8..15, ascending
     store_chunks(nxt + kOperandFloats, r, ld_row, ld_kh);
     __syncthreads();
   }

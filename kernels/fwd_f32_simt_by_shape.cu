@@ -41,11 +41,12 @@
 #include "kernels/backward_internal.h"
 #include "kernels/cp_async.cuh"
 #include "kernels/forward_internal.h"
+#include "kernels/operand_layout.h"
 
 namespace ordo::kernels::detail {
 namespace {
 
-enum class BLayout { reduction_contiguous, output_contiguous };
+using BLayout = OperandLayout;
 
 struct ByShapeArgs {
   const float* a;
@@ -70,7 +71,7 @@ struct Tile {
   static constexpr int kDepth = TM * TN >= 8 ? 2 : 4;
   static constexpr int kLd = BK + 4;  // padded row of a reduction-contiguous staged slab, in floats
   static constexpr int kAFloats = BM * kLd;
-  static constexpr int kBFloats = kLB == BLayout::reduction_contiguous ? BN * kLd : BK * BN;
+  static constexpr int kBFloats = reduction_contiguous(kLB) ? BN * kLd : BK * BN;
   static constexpr int kStageFloats = kAFloats + kBFloats;
   static constexpr int kSharedBytes = STAGES * kStageFloats * 4;
   static_assert(BM % TM == 0 && BN % TN == 0, "the micro-tile divides the block tile");
@@ -93,7 +94,7 @@ struct Tile {
 // last one fills a buffer that no later slab reads). Slabs are issued in order, once each.
 template <class T, int BM, int BN, int BK, BLayout kLB>
 struct VecSlabLoader {
-  static constexpr bool kBRc = kLB == BLayout::reduction_contiguous;
+  static constexpr bool kBRc = reduction_contiguous(kLB);
   static constexpr int kACopies = BM * (BK / 4);
   static constexpr int kBCopies = kBRc ? BN * (BK / 4) : BK * (BN / 4);
   static constexpr int kCopies = kACopies + kBCopies;
@@ -179,7 +180,7 @@ __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ri
       ok = slab < slabs && m0 + row < a.P && r0 + r < a.R;
       src = a.a + (ok ? static_cast<std::size_t>(m0 + row) * a.lda + r0 + r : 0);
       dst = base + row * T::kLd + r;
-    } else if (kLB == BLayout::reduction_contiguous) {
+    } else if (reduction_contiguous(kLB)) {
       const int col = (c - kAElems) / BK, r = (c - kAElems) % BK;
       ok = slab < slabs && n0 + col < a.Q && r0 + r < a.R;
       src = a.b + (ok ? static_cast<std::size_t>(n0 + col) * a.ldb + r0 + r : 0);
@@ -202,7 +203,7 @@ __device__ __forceinline__ void load_slab_scalar(const ByShapeArgs& a, float* ri
 // from TN = 8 on). For TN <= 4 the two forms are the same.
 template <int BN, int TN, BLayout kLB>
 __device__ __forceinline__ int tile_column(int tx, int j) {
-  if constexpr (kLB == BLayout::reduction_contiguous) return tx + j * (BN / TN);
+  if constexpr (reduction_contiguous(kLB)) return tx + j * (BN / TN);
   if constexpr (TN % 4 == 0) return (j / 4) * (BN / TN) * 4 + tx * 4 + j % 4;
   return tx * TN + j;
 }
@@ -222,7 +223,7 @@ __device__ __forceinline__ void read_group(Group<TM, TN, kLB>& g, const float* a
   constexpr int kRowStep = BM / TM;
 #pragma unroll
   for (int i = 0; i < TM; ++i) g.x[i] = *reinterpret_cast<const float4*>(as + (ty + i * kRowStep) * T::kLd + kk);
-  if constexpr (kLB == BLayout::reduction_contiguous) {
+  if constexpr (reduction_contiguous(kLB)) {
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
       const float4 v = *reinterpret_cast<const float4*>(bs + tile_column<BN, TN, kLB>(tx, j) * T::kLd + kk);
@@ -285,7 +286,7 @@ __device__ __forceinline__ void compute_slab(float (&acc)[TM][TN], const float* 
     float4 xv[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i) xv[i] = *reinterpret_cast<const float4*>(as + (ty + i * kRowStep) * T::kLd + kk);
-    if constexpr (kLB == BLayout::reduction_contiguous) {
+    if constexpr (reduction_contiguous(kLB)) {
 #pragma unroll
       for (int j = 0; j < TN; ++j) {
         const float4 wv = *reinterpret_cast<const float4*>(bs + tile_column<BN, TN, kLB>(tx, j) * T::kLd + kk);
@@ -715,7 +716,7 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 // (evidence/h200-9490b03-fp32-split/): forward 1024 x 5376 x 5376 1.688 ms in one grid against 1.105
 // (768 rows) + 0.515 (256 rows, 64x64 tile); 4096 x 5376 x 5376 5.96 against 5.41 + 0.257; dX [4096, 5376] 5.79
 // against 4.87 + 0.258. Every output is one chain whatever the tile, so the bits do not change;
-// ORDO_FP32_SPLIT=0 runs the whole grid in one tile (a measurement switch).
+// LaunchOptions::fp32.split = false (--fp32-split 0) runs the whole grid in one tile (a measurement switch).
 // Only where the reduction has at least kSplitMinReduction steps: the second launch starts when the first has
 // drained, which short chains do not repay. Measured on the H200, ordo / cuBLAS with the split and without
 // (evidence/h200-72eb632-warp-specialized/call4/): reduction 32, forward 1024 / 4096 / 16384 x 5376
@@ -725,12 +726,10 @@ int choose_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t /*K*/, int
 constexpr std::int64_t kSplitMinReduction = 256;
 static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int tile, std::int64_t rows,
                                    std::int64_t cols, std::int64_t reduction, int sm_count,
-                                   std::int64_t outer_waves) {
+                                   std::int64_t outer_waves, bool split_rows) {
   ByShapePlan plan{tile, rows, -1};
   const ByShapeTile& t = tiles[static_cast<std::size_t>(tile)];
-  if (t.resident < 1 || reduction < kSplitMinReduction) return plan;
-  const char* v = std::getenv("ORDO_FP32_SPLIT");
-  if (v != nullptr && std::strcmp(v, "0") == 0) return plan;
+  if (t.resident < 1 || reduction < kSplitMinReduction || !split_rows) return plan;
   const std::int64_t slots = t.resident * std::max(1, sm_count);
   const std::int64_t tiles_n = ceil_div(cols, t.bn);
   const std::int64_t blocks = ceil_div(rows, t.bm) * tiles_n;
@@ -751,9 +750,9 @@ static ByShapePlan split_last_wave(const std::vector<ByShapeTile>& tiles, int ti
   return ByShapePlan{head, head_rows, tail};
 }
 
-ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
+ByShapePlan plan_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count, bool split_rows) {
   return split_last_wave(by_shape_tiles(), choose_by_shape_tile(M, N, K, sm_count), M, N, K, sm_count,
-                         kOuterWavesForward);
+                         kOuterWavesForward, split_rows);
 }
 
 const std::vector<ByShapeTile>& dx_by_shape_tiles() {
@@ -766,9 +765,9 @@ int choose_dx_by_shape_tile(std::int64_t M, std::int64_t N, std::int64_t K, int 
   return choose_tile(dx_by_shape_tiles(), M, K, sm_count, kOuterWavesBackward);
 }
 
-ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count) {
+ByShapePlan plan_dx_by_shape(std::int64_t M, std::int64_t N, std::int64_t K, int sm_count, bool split_rows) {
   return split_last_wave(dx_by_shape_tiles(), choose_dx_by_shape_tile(M, N, K, sm_count), M, K, N, sm_count,
-                         kOuterWavesBackward);
+                         kOuterWavesBackward, split_rows);
 }
 
 const std::vector<ByShapeTile>& by_shape_candidate_tiles() {
@@ -796,12 +795,12 @@ cudaError_t launch_bwd_dx_f32_by_shape_tile(const BackwardDataLaunch& p, int til
   return kDxTiles[tile].launch(p);
 }
 
-int forced_fp32_tile(const std::vector<ByShapeTile>& tiles) {
-  const char* v = std::getenv("ORDO_FP32_TILE");
-  if (v == nullptr || *v == '\0') return -1;
+int forced_fp32_tile(const std::vector<ByShapeTile>& tiles, const Fp32Options& options) {
+  const char* v = options.tile.c_str();
+  if (*v == '\0') return -1;
   for (std::size_t i = 0; i < tiles.size(); ++i)
     if (std::strcmp(tiles[i].name, v) == 0) return static_cast<int>(i);
-  std::fprintf(stderr, "ORDO_FP32_TILE=%s: no such tile; the tiles are:", v);
+  std::fprintf(stderr, "--fp32-tile \"%s\": no such tile; the tiles are:", v);
   for (const ByShapeTile& t : tiles) std::fprintf(stderr, " \"%s\"", t.name);
   std::fprintf(stderr, "\n");
   return -2;
@@ -813,13 +812,13 @@ cudaError_t launch_fwd_f32_by_shape_tile(const LaunchParams& p, int tile) {
 }
 
 namespace {
-// A by-shape variant's launch: ORDO_FP32_TILE's tile over the whole problem, else the plan for this GPU
+// A by-shape variant's launch: the options' forced tile over the whole problem, else the plan for this GPU
 // (`plan_of(sm_count)`): its tile for rows [0, rows) and, when it has one, its second tile for the problem of
 // rows [rows, M) alone (`rest(rows)`).
 template <class Params, class LaunchTile, class PlanOf, class Rest>
 cudaError_t launch_by_shape(const Params& p, const std::vector<ByShapeTile>& tiles, LaunchTile launch_tile,
                             PlanOf plan_of, Rest rest) {
-  const int forced = forced_fp32_tile(tiles);
+  const int forced = forced_fp32_tile(tiles, p.options->fp32);
   if (forced == -2) return cudaErrorInvalidValue;
   if (forced >= 0) return launch_tile(p, forced);
   cudaError_t e;
@@ -838,7 +837,7 @@ cudaError_t launch_by_shape(const Params& p, const std::vector<ByShapeTile>& til
 cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
   return launch_by_shape(
       p, dx_by_shape_tiles(), launch_bwd_dx_f32_by_shape_tile,
-      [&p](int sm_count) { return plan_dx_by_shape(p.M, p.N, p.K, sm_count); },
+      [&p](int sm_count) { return plan_dx_by_shape(p.M, p.N, p.K, sm_count, p.options->fp32.split); },
       [&p](int rows) {  // dX rows [rows, M) from G's rows [rows, M)
         BackwardDataLaunch r = p;
         r.M = p.M - rows;
@@ -851,7 +850,7 @@ cudaError_t launch_bwd_dx_f32_simt_by_shape(const BackwardDataLaunch& p) {
 cudaError_t launch_fwd_f32_simt_by_shape(const LaunchParams& p) {
   return launch_by_shape(
       p, by_shape_tiles(), launch_fwd_f32_by_shape_tile,
-      [&p](int sm_count) { return plan_by_shape(p.M, p.N, p.K, sm_count); },
+      [&p](int sm_count) { return plan_by_shape(p.M, p.N, p.K, sm_count, p.options->fp32.split); },
       [&p](int rows) {  // Y rows [rows, M) from X's rows [rows, M)
         LaunchParams r = p;
         r.M = p.M - rows;

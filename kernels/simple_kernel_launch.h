@@ -23,9 +23,9 @@ __global__ void __launch_bounds__(256) simple_16x16_kernel(const float* __restri
       Chain::compute(xr, wr, K, bias != nullptr ? bias + n : nullptr);
 }
 
-template <class Chain>
-cudaError_t launch_simple_16x16(const LaunchParams& p) {
-  const void* kernel = reinterpret_cast<const void*>(&simple_16x16_kernel<Chain>);
+// Launches `kernel`, a 16x16-thread-block kernel of the argument list (x, w, bias, y, M, N, K, tiles_n), on a 1-D
+// grid of ceil(M/16) * ceil(N/16) blocks over p's outputs: the naive tile's and the elementwise mutants' launch.
+inline cudaError_t launch_16x16_grid(const void* kernel, const LaunchParams& p) {
   const auto tiles_m = static_cast<unsigned>(ceil_div(p.M, 16));
   unsigned tiles_n = static_cast<unsigned>(ceil_div(p.N, 16));
   const float* x = p.x;
@@ -37,6 +37,11 @@ cudaError_t launch_simple_16x16(const LaunchParams& p) {
   const cudaError_t e = cudaLaunchKernel(kernel, dim3(tiles_m * tiles_n), dim3(16, 16), args, 0, p.stream);
   if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
   return e;
+}
+
+template <class Chain>
+cudaError_t launch_simple_16x16(const LaunchParams& p) {
+  return launch_16x16_grid(reinterpret_cast<const void*>(&simple_16x16_kernel<Chain>), p);
 }
 
 }  // namespace ordo::kernels::detail

@@ -52,14 +52,29 @@ void add_bound_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o)
 
 }  // namespace
 
-std::string_view side_name(MutantSide s) { return s == MutantSide::host ? "host" : "gpu"; }
+std::string_view side_name(MutantSide s) {
+  switch (s) {
+    case MutantSide::host:
+      return "host";
+    case MutantSide::gpu:
+      return "gpu";
+  }
+  return "?";
+}
 
 std::unique_ptr<MutantSuite> build_mutant_suite(const MutantInfo& m, MutantSide side, const SuiteOptions& options,
                                                 const std::string& golden_dir) {
   auto ms = std::make_unique<MutantSuite>();
   SuiteOptions o = options;
   o.mutants_get_full_suite = true;
-  const bool host = side == MutantSide::host;
+  bool host = true;
+  switch (side) {
+    case MutantSide::host:
+      break;
+    case MutantSide::gpu:
+      host = false;
+      break;
+  }
   if (host ? !m.host : !m.gpu) {
     ms->not_run = host ? m.note : "no GPU mutant: " + m.note;
     return ms;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/float_bits.h"
+#include "core/variant.h"
 #include "oracle/tc_fdpa_model.h"
 #include "properties/value_families.h"
 
@@ -33,8 +34,8 @@ std::vector<Candidate> candidates() {
 }
 
 std::optional<std::size_t> expected_candidate(int sm) {
-  if (sm >= 80 && sm < 90) return 0;
-  if (sm == 90) return 1;
+  if (SmRange{80, 89}.contains(sm)) return 0;
+  if (SmRange{90, 90}.contains(sm)) return 1;
   return std::nullopt;
 }
 

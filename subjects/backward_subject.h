@@ -43,8 +43,9 @@ class BackwardSubject {
 
 // The host emulator of a backward contract (oracle/backward_emulator.h).
 std::unique_ptr<BackwardSubject> make_backward_emulator_subject(const Contract& contract);
-// A registered backward CUDA variant, run on the current device.
-std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id);
+// A registered backward CUDA variant, run on the current device with `options`.
+std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id,
+                                                            const kernels::LaunchOptions& options = {});
 // A dW/db CUDA variant of another registry (the self-test's mutants): traits from `variant`, each call
 // through `call`, on the current device.
 using BackwardWeightCall = std::function<Status(const kernels::BackwardWeightArgs&)>;

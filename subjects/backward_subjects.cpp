@@ -82,7 +82,8 @@ class BackwardEmulatorSubject final : public BackwardSubject {
 
 class BackwardCudaSubject final : public BackwardSubject {
  public:
-  explicit BackwardCudaSubject(std::string variant_id) : variant_id_(std::move(variant_id)) {
+  BackwardCudaSubject(std::string variant_id, const kernels::LaunchOptions& options)
+      : variant_id_(std::move(variant_id)), options_(options) {
     const KernelVariant* v = kernels::find_backward_variant(variant_id_);
     if (!v) throw std::invalid_argument("unknown backward variant " + variant_id_);
     traits_ = traits_of_variant(*v);
@@ -107,6 +108,7 @@ class BackwardCudaSubject final : public BackwardSubject {
     a.g = {dg.get(), operand_dtype_, p.M, p.N};
     a.w = {dw.get(), operand_dtype_, p.N, p.K};
     a.dx = {dx.get(), DType::f32, p.M, p.K};
+    a.options = options_;
     if (Status s = kernels::backward_data(variant_id_, a); !s.ok()) return {s, {}};
     if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     BackendResult r;
@@ -143,6 +145,7 @@ class BackwardCudaSubject final : public BackwardSubject {
       a.dw = {ddw.get(), DType::f32, N, K};
       if (with_db) a.db = {ddb.get(), DType::f32, 1, N};
       a.accumulate = i > 0;
+      a.options = options_;
       if (Status s = weight_call_(a); !s.ok()) return {s, {}};
       if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     }
@@ -160,6 +163,7 @@ class BackwardCudaSubject final : public BackwardSubject {
 
  private:
   std::string variant_id_;
+  kernels::LaunchOptions options_;
   SubjectTraits traits_;
   DType operand_dtype_ = DType::f32;
   BackwardWeightCall weight_call_;
@@ -170,8 +174,9 @@ class BackwardCudaSubject final : public BackwardSubject {
 std::unique_ptr<BackwardSubject> make_backward_emulator_subject(const Contract& contract) {
   return std::make_unique<BackwardEmulatorSubject>(contract);
 }
-std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id) {
-  return std::make_unique<BackwardCudaSubject>(variant_id);
+std::unique_ptr<BackwardSubject> make_backward_cuda_subject(const std::string& variant_id,
+                                                            const kernels::LaunchOptions& options) {
+  return std::make_unique<BackwardCudaSubject>(variant_id, options);
 }
 std::unique_ptr<BackwardSubject> make_backward_weight_cuda_subject(const KernelVariant& variant, BackwardWeightCall call) {
   return std::make_unique<BackwardCudaSubject>(variant, std::move(call));

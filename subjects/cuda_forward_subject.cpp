@@ -21,7 +21,8 @@ using subjects::to_operand;
 
 class CudaForwardSubject final : public ForwardSubject {
  public:
-  explicit CudaForwardSubject(std::string variant_id) : variant_id_(std::move(variant_id)) {
+  CudaForwardSubject(std::string variant_id, const kernels::LaunchOptions& options)
+      : variant_id_(std::move(variant_id)), options_(options) {
     const KernelVariant* v = kernels::find_forward_variant(variant_id_);
     if (!v) throw std::invalid_argument("unknown kernel variant " + variant_id_);
     traits_ = traits_of_variant(*v);
@@ -69,6 +70,7 @@ class CudaForwardSubject final : public ForwardSubject {
     a.y_dtype = p.bf16_output ? DType::bf16 : DType::f32;
     a.y_rows = p.M;
     a.y_cols = p.N;
+    a.options = options_;
     Status s = call_(a);
     if (!s.ok()) return {s, {}};
     if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
@@ -86,6 +88,7 @@ class CudaForwardSubject final : public ForwardSubject {
 
  private:
   std::string variant_id_;
+  kernels::LaunchOptions options_;
   SubjectTraits traits_;
   DType operand_dtype_ = DType::f32;
   ForwardCall call_;
@@ -93,8 +96,9 @@ class CudaForwardSubject final : public ForwardSubject {
 
 }  // namespace
 
-std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id) {
-  return std::make_unique<CudaForwardSubject>(variant_id);
+std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id,
+                                                          const kernels::LaunchOptions& options) {
+  return std::make_unique<CudaForwardSubject>(variant_id, options);
 }
 std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const KernelVariant& variant, ForwardCall call) {
   return std::make_unique<CudaForwardSubject>(variant, std::move(call));

@@ -39,9 +39,10 @@ class ForwardSubject {
 // scalar reference of the same plan.
 std::unique_ptr<ForwardSubject> make_emulator_subject(const Contract& contract);
 std::unique_ptr<ForwardSubject> make_scalar_reference_subject(const Contract& contract);
-// A registered CUDA variant (kernels/), run on the current device. Throws std::invalid_argument for an
-// unknown id.
-std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id);
+// A registered CUDA variant (kernels/), run on the current device with `options` (how it runs, never what it
+// computes). Throws std::invalid_argument for an unknown id.
+std::unique_ptr<ForwardSubject> make_cuda_forward_subject(const std::string& variant_id,
+                                                          const kernels::LaunchOptions& options = {});
 // A CUDA variant of another registry (the self-test's mutants, kernels/mutants/mutant_registry.h): its
 // traits from `variant`, each call through `call` (validate, then launch), on the current device.
 using ForwardCall = std::function<Status(const kernels::ForwardArgs&)>;

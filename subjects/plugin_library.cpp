@@ -115,8 +115,7 @@ PluginOperation read_operation(const ordo_operation_info& info, std::size_t inde
     fail(path, field + ".min_sm/max_sm", "need 0 <= min_sm <= max_sm (max_sm 0: no limit)");
   if (lib.host_buffers && (info.min_sm != 0 || info.max_sm != 0))
     fail(path, field + ".min_sm/max_sm", "a host-buffer subject has no SM range: set both to 0");
-  t.min_sm = info.min_sm;
-  t.max_sm = info.max_sm;
+  t.sm = SmRange{info.min_sm, info.max_sm};
   const std::uint32_t known_flags = ORDO_SUBJECT_FAIL_CLOSED | ORDO_SUBJECT_ACCUMULATE;
   if ((info.flags & ~known_flags) != 0) fail(path, field + ".flags", "unknown flag bits " + std::to_string(info.flags & ~known_flags));
   if ((info.flags & ORDO_SUBJECT_ACCUMULATE) && info.op != ORDO_OP_BACKWARD_WEIGHT)

@@ -70,7 +70,7 @@ void put_traits(Writer& w, const SubjectTraits& t) {
   w.scalar<std::int32_t>(static_cast<std::int32_t>(t.operand_dtype));
   w.scalar<std::uint64_t>(t.output_dtypes.size());
   for (const DType d : t.output_dtypes) w.scalar<std::int32_t>(static_cast<std::int32_t>(d));
-  for (const int v : {t.k_multiple, t.operand_alignment, t.min_sm, t.max_sm}) w.scalar<std::int32_t>(v);
+  for (const int v : {t.k_multiple, t.operand_alignment, t.sm.min, t.sm.max}) w.scalar<std::int32_t>(v);
   for (const bool b : {t.device_buffers, t.fail_closed, t.accumulate, t.is_mutant}) w.boolean(b);
   w.text(t.description);
 }
@@ -95,8 +95,8 @@ SubjectTraits get_traits(Reader& r) {
     t.output_dtypes.push_back(dtype(r.scalar<std::int32_t>("traits.output_dtype")));
   t.k_multiple = r.scalar<std::int32_t>("traits.k_multiple");
   t.operand_alignment = r.scalar<std::int32_t>("traits.operand_alignment");
-  t.min_sm = r.scalar<std::int32_t>("traits.min_sm");
-  t.max_sm = r.scalar<std::int32_t>("traits.max_sm");
+  t.sm.min = r.scalar<std::int32_t>("traits.min_sm");
+  t.sm.max = r.scalar<std::int32_t>("traits.max_sm");
   t.device_buffers = r.boolean("traits.device_buffers");
   t.fail_closed = r.boolean("traits.fail_closed");
   t.accumulate = r.boolean("traits.accumulate");

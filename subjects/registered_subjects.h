@@ -7,8 +7,9 @@
 
 namespace ordo {
 
-// Every registered ordo variant as a subject (production tiles and mutants; mutants carry is_mutant).
-std::vector<std::unique_ptr<ForwardSubject>> registered_forward_subjects();
-std::vector<std::unique_ptr<BackwardSubject>> registered_backward_subjects();
+// Every registered ordo variant as a subject (production tiles and mutants; mutants carry is_mutant), each run
+// with `options` (kernels/launch_options.h: how it runs, never what it computes).
+std::vector<std::unique_ptr<ForwardSubject>> registered_forward_subjects(const kernels::LaunchOptions& options = {});
+std::vector<std::unique_ptr<BackwardSubject>> registered_backward_subjects(const kernels::LaunchOptions& options = {});
 
 }  // namespace ordo

@@ -12,9 +12,9 @@ std::string not_runnable_reason(const SubjectTraits& t, bool gpu_present, int de
                                 const std::string& gpu_absent_reason) {
   if (!t.device_buffers) return "";
   if (!gpu_present) return "no usable CUDA device (" + gpu_absent_reason + ")";
-  if (device_sm == 0 || (device_sm >= t.min_sm && (t.max_sm == 0 || device_sm <= t.max_sm))) return "";
-  return t.id + " claims " + t.contract.id + " on sm_" + std::to_string(t.min_sm) + ".." +
-         (t.max_sm ? "sm_" + std::to_string(t.max_sm) : std::string("newer")) + "; this GPU is sm_" +
+  if (device_sm == 0 || t.sm.contains(device_sm)) return "";
+  return t.id + " claims " + t.contract.id + " on sm_" + std::to_string(t.sm.min) + ".." +
+         (t.sm.max ? "sm_" + std::to_string(t.sm.max) : std::string("newer")) + "; this GPU is sm_" +
          std::to_string(device_sm);
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/contract.h"
 #include "core/dtype.h"
+#include "core/variant.h"  // SmRange
 
 namespace ordo {
 
@@ -20,7 +21,7 @@ struct SubjectTraits {
   // (properties::backward_case_options).
   int k_multiple = 1;
   int operand_alignment = 0;  // bytes every operand pointer needs (0: the element size)
-  int min_sm = 0, max_sm = 0;  // device subjects: the SM range (max 0: any newer)
+  SmRange sm;  // device subjects: the SM range (max 0: any newer)
   bool device_buffers = false;  // runs on a GPU (needs one to run at all)
   bool fail_closed = false;     // promises fail-closed checks: its fail-closed rows run
   bool accumulate = false;      // backward_weight: continues chains across calls (microbatches)

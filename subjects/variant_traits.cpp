@@ -15,8 +15,7 @@ SubjectTraits traits_of_variant(const KernelVariant& v) {
   t.output_dtypes = v.bf16_output ? std::vector<DType>{DType::f32, DType::bf16} : std::vector<DType>{DType::f32};
   t.k_multiple = v.k_multiple;
   t.operand_alignment = v.operand_alignment;
-  t.min_sm = v.min_sm;
-  t.max_sm = v.max_sm;
+  t.sm = v.sm;
   t.device_buffers = true;
   t.fail_closed = !v.is_mutant;
   t.accumulate = c->kind == ContractKind::backward_weight;

@@ -32,6 +32,7 @@
 #include "tools/exit_codes.h"
 #include "tools/folder_lock.h"
 #include "tools/interrupt.h"
+#include "tools/launch_option_flags.h"
 #include "tools/mpi_world.h"
 #include "tools/plugin_isolation_options.h"
 #include "tools/result_printing.h"
@@ -44,6 +45,7 @@ namespace {
 struct FuzzOptions {
   std::vector<std::string> kernels, plugins;
   PluginIsolationFlags isolation;  // where the plugins run (isolated by default)
+  kernels::LaunchOptions launch;        // how ordo's variants run (--trace-launch, --wgmma-*, --fp32-*)
   std::string cases_text, time_text, seed_text = "1", devices, shard, corpus, out = "ordo-fuzz";
   int level = 1;
   int workers_per_device = 1;
@@ -185,11 +187,11 @@ int run_fuzz(FuzzOptions o) {
   if (!o.kernels.empty()) {
     std::set<std::string> wanted(o.kernels.begin(), o.kernels.end()), found;
     std::vector<std::string> known;
-    for (auto& f : registered_forward_subjects()) {
+    for (auto& f : registered_forward_subjects(o.launch)) {
       known.push_back(f->kernel_id());
       if (wanted.count(f->kernel_id()) && found.insert(f->kernel_id()).second) properties::add_forward_subject(suite, std::move(f), so);
     }
-    for (auto& b : registered_backward_subjects()) {
+    for (auto& b : registered_backward_subjects(o.launch)) {
       known.push_back(b->kernel_id());
       if (wanted.count(b->kernel_id()) && found.insert(b->kernel_id()).second) properties::add_backward_subject(suite, std::move(b), so);
     }
@@ -215,6 +217,7 @@ int run_fuzz(FuzzOptions o) {
   co.run.reproduce_prefix = "ordo verify --level " + std::to_string(o.level);
   for (const std::string& p : o.plugins) co.run.reproduce_prefix += " --plugin " + p;
   if (!o.plugins.empty()) co.run.reproduce_prefix += reproduce_isolation_flags(o.isolation);
+  co.run.reproduce_prefix += kernels::launch_options_text(o.launch);
   const InterruptGuard interrupt;
   co.stop = interrupt.flag();
   if (device_subjects && !specs.empty())
@@ -242,7 +245,14 @@ int run_fuzz(FuzzOptions o) {
       in.case_index = out.index;
       const properties::AddOutcome added = properties::add_failure_entry(o.corpus, in);
       std::lock_guard<std::mutex> lock(corpus_mu);
-      (added == properties::AddOutcome::written ? written : already) += 1;
+      switch (added) {
+        case properties::AddOutcome::written:
+          ++written;
+          break;
+        case properties::AddOutcome::already_present:
+          ++already;
+          break;
+      }
     };
 
   // Resume from the checkpoint of the same campaign, if there is one.
@@ -360,6 +370,7 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
   cmd->add_option("--kernel", o.kernels, "a registered variant id (repeatable; `ordo list --variants`)");
   cmd->add_option("--plugin", o.plugins, "a subject library (include/ordo/subject.h; repeatable)");
   add_plugin_isolation_options(cmd, o.isolation);
+  add_launch_option_flags(cmd, o.launch);
   cmd->add_option("--cases", o.cases_text, "cases per property")->check(integer_in(1, kMaxCases * 10));
   cmd->add_option("--time", o.time_text, "time budget: 90s, 10m, 1h30m (resumed campaigns count the time already spent)");
   cmd->add_option("--seed", o.seed_text, "seed of every case")->check(seed_value());

@@ -35,8 +35,7 @@ void print_variants(bool mutants) {
     if (v.is_mutant && !mutants) return;
     std::cout << "  " << v.id << (v.is_mutant ? "  [MUTANT]" : "") << "\n    contract " << v.contract_id << ", tile "
               << v.tile_m << "x" << v.tile_n << "x" << v.tile_k << ", " << v.threads << " threads, " << v.stages
-              << " stage(s), " << v.instruction << ", " << dtype_name(v.operand_dtype) << " operands, sm_" << v.min_sm
-              << (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+"))
+              << " stage(s), " << v.instruction << ", " << dtype_name(v.operand_dtype) << " operands, " << v.sm.text()
               << (v.bf16_output ? ", f32 or bf16 output" : "")
               << (v.k_multiple > 1 ? ", " + std::string(rows) + " % " + std::to_string(v.k_multiple) + " == 0" : std::string()) << "\n    "
               << v.description << "\n";

@@ -47,7 +47,7 @@ int record_backward(const RecordOptions& o, const kernels::DeviceInfo& gpu) {
   int written = 0;
   for (const auto* list : {&kernels::backward_data_variants(), &kernels::backward_weight_variants()}) {
     for (const KernelVariant& v : *list) {
-      if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
+      if (v.is_mutant || !v.runs_on(gpu.sm)) continue;
       const bool is_data = list == &kernels::backward_data_variants();
       auto kernel = make_backward_cuda_subject(v.id);
       protocol::CorpusEntry f = golden_entry(v, gpu);
@@ -100,7 +100,7 @@ int run_record(const RecordOptions& o) {
   const properties::ShapeLimits limits{.max_m = 33, .max_n = 33, .max_k = 70, .max_volume = 1 << 12};
   int written = 0;
   for (const KernelVariant& v : kernels::forward_variants()) {
-    if (v.is_mutant || gpu.sm < v.min_sm || (v.max_sm != 0 && gpu.sm > v.max_sm)) continue;
+    if (v.is_mutant || !v.runs_on(gpu.sm)) continue;
     auto kernel = make_cuda_forward_subject(v.id);
     protocol::CorpusEntry f = golden_entry(v, gpu);
     const auto gen = properties::gen_forward_case(

@@ -18,6 +18,7 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
+#include "tools/launch_option_flags.h"
 #include "tools/plugin_isolation_options.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
@@ -33,6 +34,7 @@ struct VerifyOptions {
   std::vector<std::string> kernels;     // filter; empty = all
   std::vector<std::string> plugins;     // subjects from shared libraries instead of ordo's variants
   PluginIsolationFlags isolation;       // where the plugins run (isolated by default)
+  kernels::LaunchOptions launch;        // how ordo's variants run (--trace-launch, --wgmma-*, --fp32-*)
   std::vector<std::string> contracts;   // contract ids or files: host properties for these (filter)
   std::int64_t only_case = -1;
   std::int64_t cases = -1;
@@ -85,8 +87,8 @@ properties::Suite build_suite(const VerifyOptions& o, const properties::SuiteOpt
   }
   so.contracts = chosen.empty() ? properties::builtin_contracts() : chosen;
   properties::add_host_properties(suite, so);
-  for (auto& f : registered_forward_subjects()) properties::add_forward_subject(suite, std::move(f), so);
-  for (auto& b : registered_backward_subjects()) properties::add_backward_subject(suite, std::move(b), so);
+  for (auto& f : registered_forward_subjects(o.launch)) properties::add_forward_subject(suite, std::move(f), so);
+  for (auto& b : registered_backward_subjects(o.launch)) properties::add_backward_subject(suite, std::move(b), so);
   return suite;
 }
 
@@ -165,6 +167,7 @@ int run_verify(VerifyOptions o) {
   ro.stop = interrupt.flag();
   for (const std::string& p : o.plugins) ro.reproduce_prefix += " --plugin " + p;
   if (!o.plugins.empty()) ro.reproduce_prefix += reproduce_isolation_flags(o.isolation);
+  ro.reproduce_prefix += kernels::launch_options_text(o.launch);
   auto last_progress = std::chrono::steady_clock::now();
   if (!o.quiet)
     ro.progress = [&last_progress](const std::string& name, std::int64_t done, std::int64_t total) {
@@ -241,6 +244,7 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
                   "a shared library implementing include/ordo/subject.h: verify its operations instead of ordo's "
                   "variants (repeatable)");
   add_plugin_isolation_options(cmd, o.isolation);
+  add_launch_option_flags(cmd, o.launch);
   cmd->add_option("--contract", o.contracts,
                   "a contract id or an ordo.contract/1 JSON file: run the host properties of these contracts only "
                   "(repeatable)");

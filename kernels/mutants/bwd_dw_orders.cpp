@@ -98,8 +98,12 @@ DwOrders dw_orders(DwDefect d, const LogicalKeysView* keys, std::int64_t T, cons
       out.dw_rows = as_int(all);
       break;
     }
-    default:
+    case DwDefect::atomics:
+    case DwDefect::duplicate_keys_accepted:
+    case DwDefect::accumulate_restarts:
+    case DwDefect::db_call_order:
       out.dw_rows = as_int(canonical);
+      break;
   }
   out.db_rows = d == DwDefect::db_call_order ? as_int(active_in_call_order) : out.dw_rows;
   return out;

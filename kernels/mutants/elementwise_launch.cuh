@@ -7,6 +7,7 @@
 
 #include "kernels/forward_internal.h"
 #include "kernels/mutants/fwd_f32_defects.h"
+#include "kernels/simple_kernel_launch.h"  // launch_16x16_grid
 
 namespace ordo::kernels::detail {
 
@@ -29,18 +30,7 @@ __global__ void __launch_bounds__(256)
 
 template <class Defect>
 cudaError_t launch_mutant_elementwise(const LaunchParams& p) {
-  const void* kernel = reinterpret_cast<const void*>(&mutant_elementwise_kernel<Defect>);
-  const auto tiles_m = static_cast<unsigned>(ceil_div(p.M, 16));
-  unsigned tiles_n = static_cast<unsigned>(ceil_div(p.N, 16));
-  const float* x = p.x;
-  const float* w = p.w;
-  const float* bias = p.bias;
-  float* y = p.y;
-  int M = p.M, N = p.N, K = p.K;
-  void* args[] = {&x, &w, &bias, &y, &M, &N, &K, &tiles_n};
-  const cudaError_t e = cudaLaunchKernel(kernel, dim3(tiles_m * tiles_n), dim3(16, 16), args, 0, p.stream);
-  if (e != cudaSuccess) (void)cudaGetLastError();  // the error is returned; do not leave it behind
-  return e;
+  return launch_16x16_grid(reinterpret_cast<const void*>(&mutant_elementwise_kernel<Defect>), p);
 }
 
 }  // namespace ordo::kernels::detail

@@ -96,8 +96,8 @@ VariantEntry entry(const char* id, const char* defect, LaunchFn fn) {
   v.threads = 128;
   v.stages = 1;
   v.instruction = "mma.sync.m16n8k16 (wmma)";
-  v.min_sm = 90;
-  v.max_sm = 90;
+  v.sm.min = 90;
+  v.sm.max = 90;
   v.operand_dtype = DType::bf16;
   v.bf16_output = true;
   v.is_mutant = true;

@@ -77,7 +77,7 @@ VariantEntry missing_barrier_entry() {
   v.threads = kT * kT;
   v.stages = 1;
   v.instruction = "ffma";
-  v.min_sm = 80;
+  v.sm.min = 80;
   v.is_mutant = true;
   v.description =
       "MUTANT (GPU only): a 16x16 shared-memory tile with register prefetch lacks the barrier between reading a "

@@ -24,7 +24,7 @@ VariantEntry elementwise_entry() {
   v.threads = 256;
   v.stages = 1;
   v.instruction = "ffma";
-  v.min_sm = 80;
+  v.sm.min = 80;
   v.is_mutant = true;
   v.description = std::string("MUTANT: ") + Defect::kDefect;
   return {v, &launch_mutant_elementwise<Defect>};

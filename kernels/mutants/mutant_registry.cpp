@@ -40,7 +40,7 @@ const std::vector<WeightEntry>& weight_entries() {
       v.threads = 256;
       v.stages = 1;
       v.instruction = "ffma";
-      v.min_sm = 80;
+      v.sm.min = 80;
       v.is_mutant = true;
       v.description = std::string("MUTANT: ") + mutants::dw_defect_text(d);
       all.push_back({v, d});

@@ -29,13 +29,18 @@ class DefectiveSuperacc final : public ExactEngine {
   ExactReadouts dot(const float* a, const float* b, std::int64_t K, std::optional<float> bias,
                     mpfr_ptr exact) override {
     ExactReadouts r = engine_->dot(a, b, K, bias, exact);
-    if (defect_ == Defect::double_rounding) {
-      if (std::isnan(r.f64)) return r;    // the NaN read-out is not a rounding: kept as it is
-      r.f32 = static_cast<float>(r.f64);  // round the rounded value again
-      r.bf16 = oracle::round_to_bf16(r.f32);
-    } else if (mpfr_zero_p(exact)) {
-      mpfr_set_zero(exact, 1);
-      r = {0.0f, 0.0f, 0.0};
+    switch (defect_) {
+      case Defect::double_rounding:
+        if (std::isnan(r.f64)) return r;    // the NaN read-out is not a rounding: kept as it is
+        r.f32 = static_cast<float>(r.f64);  // round the rounded value again
+        r.bf16 = oracle::round_to_bf16(r.f32);
+        break;
+      case Defect::zero_sign:
+        if (mpfr_zero_p(exact)) {
+          mpfr_set_zero(exact, 1);
+          r = {0.0f, 0.0f, 0.0};
+        }
+        break;
     }
     return r;
   }

@@ -63,9 +63,8 @@ struct DeviceWeightGrad {
 // "" when variant v runs on device 0, else why not.
 inline std::string outside_sm_range(const KernelVariant& v) {
   const int sm = kernels::device_info(0).sm;
-  if (sm >= v.min_sm && (v.max_sm == 0 || sm <= v.max_sm)) return "";
-  return v.id + " claims " + v.contract_id + " on sm_" + std::to_string(v.min_sm) +
-         (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) + ", this GPU is sm_" + std::to_string(sm);
+  if (v.runs_on(sm)) return "";
+  return v.id + " claims " + v.contract_id + " on " + v.sm.text() + ", this GPU is sm_" + std::to_string(sm);
 }
 
 }  // namespace ordo::testing

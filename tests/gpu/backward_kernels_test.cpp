@@ -140,7 +140,8 @@ BackwardWeightProblem widened(const BackwardWeightProblem& p, std::int64_t m) {
 
 
 // dX of p (f32 or bf16 operands, as p says) through variant `id`; throws if the call is refused.
-std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
+std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p,
+                          const kernels::LaunchOptions& options = {}) {
   const DeviceArray g = upload_operand(p.g, p.bf16_operands), w = upload_operand(p.w, p.bf16_operands);
   DeviceArray dx(static_cast<std::size_t>(p.M * p.K) * sizeof(float));
   dx.fill(kPoison);
@@ -148,6 +149,7 @@ std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
   a.g = {g.get(), operand_dtype(p.bf16_operands), p.M, p.N};
   a.w = {w.get(), operand_dtype(p.bf16_operands), p.N, p.K};
   a.dx = {dx.get(), DType::f32, p.M, p.K};
+  a.options = options;
   const Status s = kernels::backward_data(id, a);
   if (!s.ok()) throw std::runtime_error("backward_data(" + id + ") refused a valid problem: " + s.to_string());
   check_cuda(cudaDeviceSynchronize(), "dX kernel");
@@ -157,7 +159,7 @@ std::vector<float> gpu_dx(const std::string& id, const BackwardDataProblem& p) {
 // One dW call for p (X, G and keys uploaded, operands as p says), into `out`; with `plan`,
 // plan_backward_weight first.
 Status run_dw(const std::string& id, const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumulate,
-              kernels::BackwardWeightPlan* plan = nullptr) {
+              kernels::BackwardWeightPlan* plan = nullptr, const kernels::LaunchOptions& options = {}) {
   const DeviceArray x = upload_operand(p.x, p.bf16_operands), g = upload_operand(p.g, p.bf16_operands);
   const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
   kernels::BackwardWeightArgs a;
@@ -167,6 +169,7 @@ Status run_dw(const std::string& id, const BackwardWeightProblem& p, DeviceWeigh
   a.dw = {out.dw.get(), DType::f32, p.N, p.K};
   if (out.with_db) a.db = {out.db.get(), DType::f32, 1, p.N};
   a.accumulate = accumulate;
+  a.options = options;
   if (plan)
     if (Status s = kernels::plan_backward_weight(id, a, plan); !s.ok()) return s;
   const Status s = kernels::backward_weight(id, a);
@@ -176,9 +179,9 @@ Status run_dw(const std::string& id, const BackwardWeightProblem& p, DeviceWeigh
 
 // dW/db of p in one call from +0; throws if the call is refused.
 BackwardWeightResult gpu_dw(const std::string& id, const BackwardWeightProblem& p,
-                            kernels::BackwardWeightPlan* plan = nullptr) {
+                            kernels::BackwardWeightPlan* plan = nullptr, const kernels::LaunchOptions& options = {}) {
   DeviceWeightGrad out(p.N, p.K, p.with_bias_grad);
-  if (Status s = run_dw(id, p, out, false, plan); !s.ok())
+  if (Status s = run_dw(id, p, out, false, plan, options); !s.ok())
     throw std::runtime_error("backward_weight(" + id + ") refused a valid problem: " + s.to_string());
   return out.read();
 }
@@ -736,8 +739,8 @@ TEST_F(BackwardKernelsAll, VariantsClaimTheirContracts) {
     for (const KernelVariant* v : {dx, dw}) {
       EXPECT_FALSE(v->is_mutant) << v->id;
       EXPECT_EQ(v->operand_dtype, operand_dtype(f.bf16)) << v->id;
-      EXPECT_EQ(v->min_sm, f.min_sm) << v->id;
-      EXPECT_EQ(v->max_sm, f.max_sm) << v->id;
+      EXPECT_EQ(v->sm.min, f.min_sm) << v->id;
+      EXPECT_EQ(v->sm.max, f.max_sm) << v->id;
     }
   }
   const KernelVariant* mutant = kernels::find_backward_variant(kMutant);
@@ -825,7 +828,7 @@ TEST_F(BackwardKernelsAll, CallOrderMutantIsCaught) {
   }
 }
 
-// Every tile of sm80.bwd.dx.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random shapes of up to two of its
+// Every tile of sm80.bwd.dx.f32.fma.simt.by-shape, forced by LaunchOptions::fp32.tile, on random shapes of up to two of its
 // tiles plus two in M and K, reductions across its ring with a tail, every value family: kernel == emulator, bit
 // for bit. The rule runs its first tiles only on grids of many waves, which the generated cases do not reach.
 TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
@@ -835,12 +838,13 @@ TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
   Rng rng(20261203);
   int cases = 0;
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::dx_by_shape_tiles()) {
-    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    kernels::LaunchOptions forced;
+    forced.fp32.tile = tile.name;
     for (int i = 0; i < 60; ++i) {
       // read as dX's (M, K, N) (properties/backward_case.h): N is the reduction
       const ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);
       const BackwardDataProblem p = data_problem(c);
-      EXPECT_EQ(first_difference(gpu_dx(f.dx, p), emulate_dx(f, p), "dX (kernel vs emulator)"), "")
+      EXPECT_EQ(first_difference(gpu_dx(f.dx, p, forced), emulate_dx(f, p), "dX (kernel vs emulator)"), "")
           << tile.name << ": M=" << p.M << " N=" << p.N << " K=" << p.K << " (" << c.summary() << ")";
       ++cases;
     }
@@ -848,7 +852,7 @@ TEST_F(BackwardKernelsAll, EveryDxByShapeTileEqualsEmulator) {
   std::printf("dX by-shape: %d cases over %zu forced tiles\n", cases, kernels::detail::dx_by_shape_tiles().size());
 }
 
-// Every tile of sm80.bwd.dw.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random dW [N, K] of up to two of
+// Every tile of sm80.bwd.dw.f32.fma.simt.by-shape, forced by LaunchOptions::fp32.tile, on random dW [N, K] of up to two of
 // its tiles plus two, over token counts across its ring with a tail, keys of width 0, 2 or 3 (rows gathered in
 // key order) and padding rows, every value family, with db: kernel == emulator, bit for bit.
 TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
@@ -858,13 +862,14 @@ TEST_F(BackwardKernelsAll, EveryDwByShapeTileEqualsEmulator) {
   Rng rng(20261204);
   int cases = 0;
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::dw_by_shape_tiles()) {
-    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    kernels::LaunchOptions forced;
+    forced.fp32.tile = tile.name;
     for (int i = 0; i < 40; ++i) {
       ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);  // read as dW's (N, K, T)
       c.has_bias = true;
       const std::int64_t width = i % 3 == 0 ? 0 : i % 3 == 1 ? 2 : 3;
       const BackwardWeightProblem p = keyed_problem(c, width, width > 0 ? rng.in_range(0, 5) : 0);
-      EXPECT_EQ(first_difference(gpu_dw(f.dw, p), emulate_dw(f, p)), "") << tile.name << ": " << describe(p, c);
+      EXPECT_EQ(first_difference(gpu_dw(f.dw, p, nullptr, forced), emulate_dw(f, p)), "") << tile.name << ": " << describe(p, c);
       ++cases;
     }
   }

@@ -58,7 +58,7 @@ class WgmmaDw : public WgmmaVariantTest {
   }
 };
 
-std::vector<float> gpu_dx(const BackwardDataProblem& p) {
+std::vector<float> gpu_dx(const BackwardDataProblem& p, const kernels::LaunchOptions& options = {}) {
   const DeviceArray g = upload_operand(p.g, true), w = upload_operand(p.w, true);
   DeviceArray dx(static_cast<std::size_t>(p.M * p.K) * sizeof(float));
   dx.fill(kPoison);
@@ -66,6 +66,7 @@ std::vector<float> gpu_dx(const BackwardDataProblem& p) {
   a.g = {g.get(), DType::bf16, p.M, p.N};
   a.w = {w.get(), DType::bf16, p.N, p.K};
   a.dx = {dx.get(), DType::f32, p.M, p.K};
+  a.options = options;
   const Status s = kernels::backward_data(kVariant, a);
   if (!s.ok()) throw std::runtime_error(std::string("backward_data refused a valid problem: ") + s.to_string());
   check_cuda(cudaDeviceSynchronize(), "dX kernel");
@@ -169,7 +170,7 @@ TEST_F(WgmmaDx, GridsWithAndWithoutHalvesEqualEmulator) {
 // dX with M <= 64 on a grid that is all quarters (dX's K <= 33 tiles of 256 columns on 132 SMs) or all halves
 // (34..66 tiles) runs a small-M kernel: 64-row G tiles shared by a cluster; halves with two consumer
 // warpgroups per block, one per 64-column box of W (quarters keep one: a box is not split), or one with
-// ORDO_WGMMA_SMALL_M_CONSUMERS=1. Both settings, random shapes of both kinds, reductions across the rings with
+// --wgmma-small-m-consumers 1 (LaunchOptions). Both settings, random shapes of both kinds, reductions across the rings with
 // a tail: kernel == emulator, bit for bit.
 TEST_F(WgmmaDx, SmallMKernelsEqualEmulator) {
   int sms = 0;
@@ -177,8 +178,9 @@ TEST_F(WgmmaDx, SmallMKernelsEqualEmulator) {
   if (sms != 132) GTEST_SKIP() << "the shapes below are all-quarter and all-half grids on 132 SMs";
   Rng rng(0x736d616c6c);
   int checked = 0;
-  for (const char* consumers : {"2", "1"}) {
-    const ScopedEnv env("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
+  for (const auto consumers : {kernels::WgmmaSmallMConsumers::by_shape, kernels::WgmmaSmallMConsumers::one}) {
+    kernels::LaunchOptions options;
+    options.wgmma.small_m_consumers = consumers;
     for (int i = 0; i < 24; ++i) {
       const std::int64_t M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
       const bool halves = i % 2 == 1;
@@ -188,8 +190,8 @@ TEST_F(WgmmaDx, SmallMKernelsEqualEmulator) {
       const std::int64_t N = 8 * rng.in_range(1, K <= 2048 ? 130 : 25);
       const auto family = properties::all_families()[static_cast<std::size_t>(i) % properties::all_families().size()];
       const BackwardDataProblem p = problem(M, N, K, family, rng.next());
-      EXPECT_EQ(first_difference(gpu_dx(p), emulate(p), "dX"), "")
-          << shape_of(p) << ", ORDO_WGMMA_SMALL_M_CONSUMERS=" << consumers;
+      EXPECT_EQ(first_difference(gpu_dx(p, options), emulate(p), "dX"), "")
+          << shape_of(p) << kernels::launch_options_text(options);
       ++checked;
     }
   }
@@ -323,7 +325,8 @@ TEST_F(WgmmaDx, TmaRequirementsFailClosed) {
 
 // dW and db of p through the dW variant, from +0 or (accumulate) from `out`'s contents; *in_place
 // says whether the call read its rows in place.
-Status run_dw(const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumulate, bool* in_place = nullptr) {
+Status run_dw(const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumulate, bool* in_place = nullptr,
+              const kernels::LaunchOptions& options = {}) {
   const DeviceArray x = upload_operand(p.x, true), g = upload_operand(p.g, true);
   const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
   kernels::BackwardWeightArgs a;
@@ -333,6 +336,7 @@ Status run_dw(const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumu
   a.dw = out.dw_ref();
   a.db = out.db_ref();
   a.accumulate = accumulate;
+  a.options = options;
   kernels::BackwardWeightPlan plan;
   if (Status s = kernels::plan_backward_weight(kDwVariant, a, &plan); !s.ok()) return s;
   if (in_place) *in_place = plan.in_place;
@@ -370,9 +374,9 @@ TEST_F(WgmmaDw, GridsWithAndWithoutHalvesEqualEmulator) {
 }
 
 // Without accumulate the launcher runs the pipelined dW kernels (no start-value load) at every token count;
-// ORDO_WGMMA_DW=serial runs the kernels that load start values from +0 instead (the launcher's measurement
+// --wgmma-dw serial runs the kernels that load start values from +0 instead (the launcher's measurement
 // switch; with accumulate they always run), and gathered rows also go through the producers that wait for their
-// own copies (ORDO_WGMMA_GATHER=wait). All equal the emulator bit for bit, in place and gathered (keys
+// own copies (--wgmma-gather wait). All equal the emulator bit for bit, in place and gathered (keys
 // in random order, 3 padding rows): on 128x128 halves (dW [136, 264]) and on whole tiles with partial edges
 // (dW [1000, 2056], 72 tiles), token counts on and off the 16-token step, a few and thousands.
 TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
@@ -393,18 +397,16 @@ TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
       BackwardWeightProblem p = properties::weight_problem(c, gathered ? 2 : 0);
       if (gathered) p = properties::with_padding(p, 3, seed);
       const BackwardWeightResult want = emulate_dw(p);
-      // 0: the pipelined kernel; 1: the start-value kernel (ORDO_WGMMA_DW=serial); 2, gathered only: the
-      // producers that wait for their own copies (ORDO_WGMMA_GATHER=wait, the start-value kernel, one wgmma
+      // 0: the pipelined kernel; 1: the start-value kernel (--wgmma-dw serial); 2, gathered only: the
+      // producers that wait for their own copies (--wgmma-gather wait, the start-value kernel, one wgmma
       // group in flight: with two it deadlocked).
       for (int mode = 0; mode < (gathered ? 3 : 2); ++mode) {
         DeviceWeightGrad out(p.N, p.K, true);
         bool in_place = false;
-        Status s = Status::success();
-        {
-          const ScopedEnv dw_env("ORDO_WGMMA_DW", mode == 1 ? "serial" : nullptr);
-          const ScopedEnv gather_env("ORDO_WGMMA_GATHER", mode == 2 ? "wait" : nullptr);
-          s = run_dw(p, out, false, &in_place);
-        }
+        kernels::LaunchOptions options;
+        if (mode == 1) options.wgmma.dw = kernels::WgmmaDwKernel::serial;
+        if (mode == 2) options.wgmma.gather = kernels::WgmmaGather::wait;
+        const Status s = run_dw(p, out, false, &in_place, options);
         const std::string kernel = mode == 0   ? ", the pipelined kernel"
                                    : mode == 1 ? ", the start-value kernel"
                                                : ", the waiting gather producers";
@@ -419,7 +421,7 @@ TEST_F(WgmmaDw, BothKernelsEqualEmulator) {
 // general kernel, partial in both directions at the edges. dW at offsets 0 and 16 bytes is stored through TMA
 // boxes, at 4 and 8 thread by thread: both equal the emulator and write nothing outside dW. Then, from the
 // result as start values (accumulate, the kernel that loads them), the same call again equals the same call
-// with every store thread by thread (ORDO_WGMMA_STORES=direct, the launcher's measurement switch): the
+// with every store thread by thread (--wgmma-stores direct, the launcher's measurement switch): the
 // staged stores of continued chains.
 TEST_F(WgmmaDw, StagedAndDirectStoresWriteExactlyTheOutput) {
   std::uint64_t seed = 0x64777374;
@@ -438,13 +440,14 @@ TEST_F(WgmmaDw, StagedAndDirectStoresWriteExactlyTheOutput) {
     const DeviceArray keys = p.keys ? DeviceArray::from(p.keys->values) : DeviceArray();
     const std::string label = std::string(gathered ? "gathered" : "in place") + " dW [1000, 2056], T = " +
                               std::to_string(p.T);
-    auto run = [&](float* dw, bool accumulate) {
+    auto run = [&](float* dw, bool accumulate, kernels::WgmmaStores stores = kernels::WgmmaStores::staged) {
       kernels::BackwardWeightArgs a;
       a.x = {x.get(), DType::bf16, p.T, p.K};
       a.g = {g.get(), DType::bf16, p.T, p.N};
       if (p.keys) a.keys = {keys.get(), DType::i64, p.T, p.keys->width};
       a.dw = {dw, DType::f32, p.N, p.K};
       a.accumulate = accumulate;
+      a.options.wgmma.stores = stores;
       const Status s = kernels::backward_weight(kDwVariant, a);
       check_cuda(cudaDeviceSynchronize(), "dW kernels");
       return s;
@@ -458,9 +461,7 @@ TEST_F(WgmmaDw, StagedAndDirectStoresWriteExactlyTheOutput) {
       GuardedOutput direct(static_cast<std::size_t>(p.N * p.K), offset);
       check_cuda(cudaMemcpy(direct.data(), dw.data(), dw.bytes, cudaMemcpyDeviceToDevice), "dW start values");
       ASSERT_TRUE(run(dw.data(), true).ok()) << where;
-      ASSERT_EQ(setenv("ORDO_WGMMA_STORES", "direct", 1), 0);
-      const Status direct_status = run(direct.data(), true);
-      unsetenv("ORDO_WGMMA_STORES");
+      const Status direct_status = run(direct.data(), true, kernels::WgmmaStores::direct);
       ASSERT_TRUE(direct_status.ok()) << where;
       EXPECT_EQ(first_difference(dw.values(), direct.values(), "dW continued (staged vs direct stores)"), "") << where;
       EXPECT_EQ(dw.guards_intact(), "") << where << ", continued";

@@ -1,5 +1,5 @@
 #pragma once
-// The random cases of the forced-tile GPU tests (ORDO_FP32_TILE): shared by the forward, dX and dW tests so that
+// The random cases of the forced-tile GPU tests (LaunchOptions::fp32.tile): shared by the forward, dX and dW tests so that
 // each draws its shapes the same way around the tile it forces.
 #include <cstddef>
 #include <vector>

@@ -16,9 +16,9 @@ std::vector<std::string> production_forward_variants() {
   std::vector<std::string> ids;
   for (const KernelVariant& v : kernels::forward_variants()) {
     if (v.is_mutant) continue;
-    if (sm < v.min_sm || (v.max_sm != 0 && sm > v.max_sm)) {
-      std::cout << "[ NOTE ] " << v.id << " not run: it claims " << v.contract_id << " on sm_" << v.min_sm
-                << (v.max_sm ? "..sm_" + std::to_string(v.max_sm) : std::string("+")) << ", this GPU is sm_" << sm << "\n";
+    if (!v.runs_on(sm)) {
+      std::cout << "[ NOTE ] " << v.id << " not run: it claims " << v.contract_id << " on " << v.sm.text()
+                << ", this GPU is sm_" << sm << "\n";
       continue;
     }
     ids.push_back(v.id);

@@ -25,42 +25,6 @@ class GpuTest : public ::testing::Test {
 std::vector<std::string> production_forward_variants();
 std::vector<std::string> mutant_forward_variants();
 
-// ORDO_FP32_TILE set to `name` for the guard's scope: the FP32 by-shape forward and dX variants then run that tile
-// of their table whatever their rule says (kernels/fwd_f32_simt_by_shape.cu), so that a test reaches the tiles
-// the rule keeps for grids too large to generate by the thousand.
-class ForcedFp32Tile {
- public:
-  explicit ForcedFp32Tile(const char* name) { setenv("ORDO_FP32_TILE", name, 1); }
-  ~ForcedFp32Tile() { unsetenv("ORDO_FP32_TILE"); }
-  ForcedFp32Tile(const ForcedFp32Tile&) = delete;
-  ForcedFp32Tile& operator=(const ForcedFp32Tile&) = delete;
-};
-
-// Sets one environment variable (a launcher's measurement switch, such as ORDO_WGMMA_SMALL_M_CONSUMERS) for
-// the scope, or unsets it with a null value; restores what was there before.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value != nullptr)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_.c_str(), old_.c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
-
 // Throws std::runtime_error naming `what` when a CUDA call failed.
 inline void check_cuda(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));

@@ -94,7 +94,7 @@ void expect_row_alone_equals_row_in_batches(const std::string& id, std::int64_t 
   }
 }
 
-// Every tile of sm80.fwd.f32.fma.simt.by-shape, forced by ORDO_FP32_TILE, on random shapes of up to two of its
+// Every tile of sm80.fwd.f32.fma.simt.by-shape, forced by LaunchOptions::fp32.tile, on random shapes of up to two of its
 // tiles plus two rows and columns (partial tiles in M and N), reductions across its ring with a tail, every
 // value family, with and without a bias: kernel == emulator, bit for bit. The rule runs its first tiles only on
 // grids of many waves, which the generated suite does not reach.
@@ -104,11 +104,13 @@ TEST_F(KernelProperties, EveryByShapeTileEqualsEmulator) {
   Rng rng(20261202);
   int cases = 0;
   for (const kernels::detail::ByShapeTile& tile : kernels::detail::by_shape_tiles()) {
-    const ordo::testing::ForcedFp32Tile forced(tile.name);
+    kernels::LaunchOptions forced;
+    forced.fp32.tile = tile.name;
+    const std::unique_ptr<ForwardSubject> subject = make_cuda_forward_subject(id, forced);
     for (int i = 0; i < 60; ++i) {
       ForwardCase c = ordo::testing::case_around_tile(rng, tile, i, families);
       c.has_bias = i % 3 != 0;
-      const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
+      const CheckResult r = check_bitwise_equal(*subject, emulator_for(id), for_variant(c, id));
       EXPECT_TRUE(r.passed) << tile.name << ": " << r.detail;
       ++cases;
     }
@@ -126,8 +128,8 @@ int sm_count_of_device0() {
 // 132 SMs) or all halves (34..66 tiles) runs a small-M kernel: 64-row A tiles shared by a cluster. Quarters
 // grids run as units of 48 columns (m64n48k16) where those make more blocks, else as quarters; halves with two
 // consumer warpgroups per block on the column halves of each unit (m64n64k16). Measurement switches run the
-// quarters with two consumers (m64n32k16: ORDO_WGMMA_SMALL_M_WIDTH=64) and every small-M kernel with one
-// (ORDO_WGMMA_SMALL_M_CONSUMERS=1). All three settings, on random shapes of either kind (units cut by N, units
+// quarters with two consumers (m64n32k16: --wgmma-small-m-width 64) and every small-M kernel with one
+// (--wgmma-small-m-consumers 1). All three settings, on random shapes of either kind (units cut by N, units
 // wholly past N, the second consumer's columns past N, reductions across the rings of 8 stages 128 deep, 13 and
 // 9 stages with a tail), every value family, with and without a bias, FP32 and BF16 Y: kernel == emulator, bit
 // for bit.
@@ -139,12 +141,18 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
   const auto& families = all_families();
   Rng rng(20261203);
   int cases = 0;
-  const std::vector<std::pair<const char*, const char*>> settings{{nullptr, nullptr}, {"64", nullptr}, {"64", "1"}};
+  using kernels::WgmmaSmallMConsumers;
+  using kernels::WgmmaSmallMWidth;
+  const std::vector<std::pair<WgmmaSmallMWidth, WgmmaSmallMConsumers>> settings{
+      {WgmmaSmallMWidth::by_shape, WgmmaSmallMConsumers::by_shape},
+      {WgmmaSmallMWidth::quarters, WgmmaSmallMConsumers::by_shape},
+      {WgmmaSmallMWidth::quarters, WgmmaSmallMConsumers::one}};
   for (const auto& [width, consumers] : settings) {
-    const ordo::testing::ScopedEnv env_width("ORDO_WGMMA_SMALL_M_WIDTH", width);
-    const ordo::testing::ScopedEnv env_consumers("ORDO_WGMMA_SMALL_M_CONSUMERS", consumers);
-    const std::string setting = std::string("ORDO_WGMMA_SMALL_M_WIDTH=") + (width ? width : "(unset)") +
-                                ", ORDO_WGMMA_SMALL_M_CONSUMERS=" + (consumers ? consumers : "(unset)");
+    kernels::LaunchOptions options;
+    options.wgmma.small_m_width = width;
+    options.wgmma.small_m_consumers = consumers;
+    const std::unique_ptr<ForwardSubject> subject = make_cuda_forward_subject(id, options);
+    const std::string setting = "options:" + kernels::launch_options_text(options);
     for (int i = 0; i < 48; ++i) {
       ForwardCase c;
       c.M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
@@ -158,7 +166,7 @@ TEST_F(KernelProperties, WgmmaSmallMKernelsEqualEmulator) {
       c.family = families[static_cast<std::size_t>(i) % families.size()];
       c.has_bias = i % 3 != 1;
       c.seed = rng.next();
-      const CheckResult r = check_bitwise_equal(kernel(id), emulator_for(id), for_variant(c, id));
+      const CheckResult r = check_bitwise_equal(*subject, emulator_for(id), for_variant(c, id));
       EXPECT_TRUE(r.passed) << setting << ": " << r.detail;
       ++cases;
     }

@@ -138,7 +138,7 @@ void make_case(Family f, const TcFdpaParams& p, std::int64_t K, std::mt19937_64&
       case kAdversarial:  // 1, then terms just below one unit 2^-F of E = 0, all truncated away
         x[k] = k == 0 ? 1.0f : 2.0f - std::ldexp(1.0f, -7), w[k] = k == 0 ? 1.0f : std::ldexp(1.0f, -p.F - 1);
         break;
-      default: break;
+      case kFamilies: break;
     }
   }
 }
