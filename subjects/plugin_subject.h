@@ -24,9 +24,9 @@ PluginSubjects load_plugin_subjects(const std::string& path);
 
 // The fail-closed scenarios' target for the library's forward operation (`traits` its traits): each
 // scenario's call goes straight to ordo_subject_forward. Its progress is left for the caller to set.
-FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> library, const SubjectTraits& traits);
+FailClosedTarget plugin_fail_closed_target(const std::shared_ptr<PluginLibrary>& library, const SubjectTraits& traits);
 // The same for a backward operation: each call goes straight to ordo_subject_backward_data or _weight.
-BackwardFailClosedTarget plugin_backward_fail_closed_target(std::shared_ptr<PluginLibrary> library,
+BackwardFailClosedTarget plugin_backward_fail_closed_target(const std::shared_ptr<PluginLibrary>& library,
                                                             const SubjectTraits& traits);
 
 }  // namespace ordo
