@@ -127,8 +127,10 @@ std::vector<PropertyRun> check_folder(CaseFolder& folder, const FolderCheckOptio
       const std::string y_dtype = p.bf16_output ? "bf16" : "f32";
       const CheckResult e = check_bitwise_equal(files, *emulator, p,
                                                 {.shown = o.shown_mismatches, .kept = o.bound_elements_per_case, .got_name = "got", .want_name = "contract"});
-      fold(eq, e, reproduce(contract_id, {c->id}),
-           shape + (e.subject_fault ? "" : ", y " + y_dtype) + "): " + e.detail, c->id);
+      std::string detail = shape;
+      if (!e.subject_fault) detail.append(", y ").append(y_dtype);
+      detail.append("): ").append(e.detail);
+      fold(eq, e, reproduce(contract_id, {c->id}), detail, c->id);
       const std::vector<std::int64_t> judged = bound_sample(e.differing, p.M * p.N, o.bound_elements_per_case);
       const CheckResult b = check_within_error_bound(files, p, &oracle::judge_plan_element, &judged);
       fold(bound, b, reproduce(contract_id, {c->id}), (b.subject_fault ? shape + "): " : c->id + ": ") + b.detail, c->id);

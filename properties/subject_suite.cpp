@@ -60,7 +60,7 @@ void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const 
   ForwardSubject* subject = s.forward_subjects.emplace_back(std::move(owned)).get();
   const SubjectTraits& t = subject->traits();
   ForwardSubject* emulator = s.forward_subjects.emplace_back(make_emulator_subject(t.contract)).get();
-  const auto all = all_families();
+  const auto& all = all_families();
   const CaseOptions options = case_options(t);
   const ShapeLimits limits = t.device_buffers ? gpu_shape_limits(o.level) : host_subject_limits(o.level);
   const auto gen = gen_forward_case(limits, all, options);
@@ -125,7 +125,7 @@ void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, cons
   BackwardSubject* subject = s.backward_subjects.emplace_back(std::move(owned)).get();
   const SubjectTraits& t = subject->traits();
   BackwardSubject* emulator = s.backward_subjects.emplace_back(make_backward_emulator_subject(t.contract)).get();
-  const auto all = all_families();
+  const auto& all = all_families();
   const bool l2 = o.level >= 2;
   const ShapeLimits limits =
       t.device_buffers ? ShapeLimits{.max_m = 1024, .max_n = 1024, .max_k = 4096, .max_volume = std::int64_t{1} << (l2 ? 24 : 22)}

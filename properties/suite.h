@@ -42,8 +42,8 @@ struct Suite {
 std::vector<Contract> builtin_contracts();
 
 void add_host_properties(Suite& suite, const SuiteOptions& options);
-void add_forward_subject(Suite& suite, std::unique_ptr<ForwardSubject> subject, const SuiteOptions& options);
-void add_backward_subject(Suite& suite, std::unique_ptr<BackwardSubject> subject, const SuiteOptions& options);
+void add_forward_subject(Suite& s, std::unique_ptr<ForwardSubject> owned, const SuiteOptions& o);
+void add_backward_subject(Suite& s, std::unique_ptr<BackwardSubject> owned, const SuiteOptions& o);
 // The host properties of one forward contract (add_host_properties' rows) run on `emulator`, an emulator
 // of that contract other than ordo's own (the self-test's emulator mutants), against ordo's plain scalar
 // reference, its bound and its invariances, and against the bits GPUs recorded for the contract in

@@ -22,14 +22,15 @@ void cuda_check(cudaError_t e, const char* what) {
 // A dimension of the valid call: `ragged` where the operation takes any size, else the first multiple of
 // k_multiple above 16 (a TMA-fed operation needs every operand row in whole 16-byte units).
 std::int64_t valid_dim(const SubjectTraits& t, std::int64_t ragged) {
-  return t.k_multiple > 1 ? (16 / t.k_multiple + 1) * t.k_multiple : ragged;
+  const std::int64_t m = t.k_multiple;
+  return m > 1 ? (16 / m + 1) * m : ragged;
 }
 
 // One block of memory (the device's, or the host's for a host subject) holding every operand and output of
 // a call back to back, 64-byte aligned each, so that aliasing scenarios can point one into another.
 class Arena {
  public:
-  Arena(std::vector<std::size_t> region_bytes, bool device) : device_(device) {
+  Arena(const std::vector<std::size_t>& region_bytes, bool device) : device_(device) {
     std::size_t at = 0;
     for (const std::size_t b : region_bytes) {
       offsets_.push_back(at);
@@ -294,10 +295,10 @@ std::vector<FailClosedOutcome> run_weight(const BackwardFailClosedTarget& target
     add("keys are misaligned by 1 byte", StatusCode::misaligned, [](A& a) { a.keys.data = byte_offset(a.keys.data, 1); });
     add("dw overlaps the keys", StatusCode::aliasing, [](A& a) { a.dw.data = static_cast<std::int64_t*>(const_cast<void*>(a.keys.data)) + 1; });
     std::vector<std::int64_t> duplicate = key_values;
-    duplicate[2 * 2 + 1] = 1;  // token 2 gets token 1's key (0, 1)
+    duplicate[std::size_t{2} * 2 + 1] = 1;  // token 2 gets token 1's key (0, 1)
     list.push_back({{"two active rows share the key (0, 1)", StatusCode::duplicate_key, [](A&) {}}, duplicate});
     std::vector<std::int64_t> padding = key_values;
-    padding[2 * 3] = -1;  // token 3 is padding, its gradient 1
+    padding[std::size_t{2} * 3] = -1;  // token 3 is padding, its gradient 1
     list.push_back({{"a padding row has gradient 1", StatusCode::padding_gradient_nonzero, [](A&) {}}, padding});
   }
   if (t.device_buffers) {

@@ -116,10 +116,11 @@ BackendResult FilesSubject::forward(const ForwardProblem& p) {
       continue;
     }
     if (y.bf16 != first->bf16 || y.values->size() != first->values->size() ||
-        std::memcmp(y.values->data(), first->values->data(), y.values->size() * sizeof(float)) != 0)
-      return {Status::error(StatusCode::subject_fault, "cases " + first_id + " and " + id +
-                                                           " have the same inputs and different outputs"),
-              {}};
+        std::memcmp(y.values->data(), first->values->data(), y.values->size() * sizeof(float)) != 0) {
+      std::string why = "cases ";
+      why.append(first_id).append(" and ").append(id).append(" have the same inputs and different outputs");
+      return {Status::error(StatusCode::subject_fault, why), {}};
+    }
   }
   return {Status::success(), *first->values};  // a copy: the result owns its values
 }

@@ -66,7 +66,7 @@ std::vector<std::size_t> unwritten(const std::vector<unsigned char>& out, std::s
 // kPoisonB: elements that hold the poison both times were never written.
 template <class Call>
 Status run_and_check(GuardedBuffer& out, const char* out_name, std::size_t element, std::int64_t cols,
-                     std::vector<Input*> inputs, bool device, Call call, std::vector<unsigned char>& result) {
+                     const std::vector<Input*>& inputs, bool device, Call call, std::vector<unsigned char>& result) {
   std::vector<std::size_t> missing_a;
   for (const unsigned char poison : {kPoisonA, kPoisonB}) {
     if (Status s = out.fill(poison); !s.ok()) return s;
@@ -272,7 +272,7 @@ class PluginBackwardSubject final : public BackwardSubject {
 
 }  // namespace
 
-FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> library, const SubjectTraits& traits) {
+FailClosedTarget plugin_fail_closed_target(const std::shared_ptr<PluginLibrary>& library, const SubjectTraits& traits) {
   return {traits,
           false,
           [library](const std::string&, const kernels::ForwardArgs& k) {
@@ -288,7 +288,7 @@ FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> librar
           {}};
 }
 
-BackwardFailClosedTarget plugin_backward_fail_closed_target(std::shared_ptr<PluginLibrary> library,
+BackwardFailClosedTarget plugin_backward_fail_closed_target(const std::shared_ptr<PluginLibrary>& library,
                                                             const SubjectTraits& traits) {
   const auto tensor_of = [](const kernels::TensorRef& t) {
     return ordo_tensor{t.data, dtype_to_abi(t.dtype), t.rows, t.cols};

@@ -26,9 +26,9 @@ PluginSubjects make_plugin_subjects(std::shared_ptr<PluginLibrary> library);
 
 // The fail-closed scenarios' target for the library's forward operation (`traits` its traits): each
 // scenario's call goes straight to ordo_subject_forward. Its progress is left for the caller to set.
-FailClosedTarget plugin_fail_closed_target(std::shared_ptr<PluginLibrary> library, const SubjectTraits& traits);
+FailClosedTarget plugin_fail_closed_target(const std::shared_ptr<PluginLibrary>& library, const SubjectTraits& traits);
 // The same for a backward operation: each call goes straight to ordo_subject_backward_data or _weight.
-BackwardFailClosedTarget plugin_backward_fail_closed_target(std::shared_ptr<PluginLibrary> library,
+BackwardFailClosedTarget plugin_backward_fail_closed_target(const std::shared_ptr<PluginLibrary>& library,
                                                             const SubjectTraits& traits);
 
 }  // namespace ordo

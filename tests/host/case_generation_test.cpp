@@ -47,7 +47,7 @@ TEST(CaseGeneration, LevelOneReachesTheSizesUsersRun) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     const std::string rel = std::filesystem::relative(entry.path(), dir).string();
-    EXPECT_EQ(file_text(entry.path().string()), file_text(again + "/" + rel)) << rel;
+    EXPECT_EQ(file_text(entry.path().string()), file_text((std::filesystem::path(again) / rel).string())) << rel;
   }
   const CasesCoverage c = cases_coverage(m, dir);
   EXPECT_GE(c.k_max, 8192);

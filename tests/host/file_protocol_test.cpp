@@ -68,7 +68,7 @@ TEST(FileProtocol, GenerationIsDeterministic) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(a)) {
     if (!entry.is_regular_file()) continue;
     const std::string rel = std::filesystem::relative(entry.path(), a).string();
-    std::ifstream fa(entry.path(), std::ios::binary), fb(b + "/" + rel, std::ios::binary);
+    std::ifstream fa(entry.path(), std::ios::binary), fb(std::filesystem::path(b) / rel, std::ios::binary);
     const std::string ca((std::istreambuf_iterator<char>(fa)), {}), cb((std::istreambuf_iterator<char>(fb)), {});
     EXPECT_EQ(ca, cb) << rel;
   }
@@ -76,7 +76,7 @@ TEST(FileProtocol, GenerationIsDeterministic) {
 
 TEST(FileProtocol, TheContractsOwnEmulatorPassesEveryCheck) {
   const std::string dir = fresh_folder("pass");
-  const Contract contract = contract_fwd_f32_fma_chain();
+  const Contract& contract = contract_fwd_f32_fma_chain();
   CaseFolder folder(dir, generate_cases(small_options(contract), dir));
   run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(contract.plan, p); });
   FolderCheckOptions o;
@@ -141,7 +141,7 @@ TEST(FileProtocol, WithAContractAMismatchShowsTheElementsAndTheirInputs) {
 
 TEST(FileProtocol, Bf16OutputsAreJudgedByTheirFilesDtype) {
   const std::string dir = fresh_folder("bf16");
-  const Contract contract = contract_fwd_bf16_tc_fdpa_sm90();
+  const Contract& contract = contract_fwd_bf16_tc_fdpa_sm90();
   CasesOptions opts = small_options(contract);
   opts.shapes = {{20, 5, 40}};
   CaseFolder folder(dir, generate_cases(opts, dir));

@@ -191,6 +191,7 @@ TEST(IsolatedPlugins, CallsFromSeveralThreadsRunInSeveralProcesses) {
   const PluginSubjects here = load_plugin_subjects(plugin("correct"));
   const PluginSubjects isolated = load_isolated_plugin_subjects(plugin("correct"), options());
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> wrong(4, 0);
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
