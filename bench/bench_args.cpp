@@ -168,7 +168,11 @@ void check_variant_specs(const Options& o) {
       std::string known;
       for (const KernelVariant& k : kernels::forward_variants())
         if (!k.is_mutant) known += "\n  " + k.id;
-      die("unknown variant \"" + spec + "\"; registered (besides the mutants): " + known + "\n  all-bf16\n  all-f32");
+      die(std::string("unknown variant \"")
+              .append(spec)
+              .append("\"; registered (besides the mutants): ")
+              .append(known)
+              .append("\n  all-bf16\n  all-f32"));
     }
     if (v->operand_dtype != DType::f32 && v->operand_dtype != DType::bf16)
       die("variant " + v->id + " has operand dtype " + std::string(dtype_name(v->operand_dtype)) +

@@ -252,13 +252,13 @@ Status run_weight(const detail::BackwardWeightEntry& entry, detail::BackwardWeig
   };
   // From pageable memory: the copy has taken the host data when the call returns.
   if ((e = cudaMemcpyAsync(rows, order.data(), bytes, cudaMemcpyHostToDevice, p.stream)) != cudaSuccess) {
-    const Status s = launch_failed("uploading the row order", e);
+    Status s = launch_failed("uploading the row order", e);
     release();
     return s;
   }
   p.rows = static_cast<const int*>(rows);
   e = entry.launch(p);
-  const Status s = e == cudaSuccess ? Status::success() : launch_failed("launch of " + entry.variant.id, e);
+  Status s = e == cudaSuccess ? Status::success() : launch_failed("launch of " + entry.variant.id, e);
   release();
   return s;
 }

@@ -49,7 +49,11 @@ struct Tiles {
   int count = 0;
   std::vector<std::uint16_t> a, bt;
   std::vector<float> c;
-  explicit Tiles(int n) : count(n), a(n * 256, 0), bt(n * 256, 0), c(n * 256, 0.0f) {}
+  explicit Tiles(int n)
+      : count(n),
+        a(static_cast<std::size_t>(n) * 256, 0),
+        bt(static_cast<std::size_t>(n) * 256, 0),
+        c(static_cast<std::size_t>(n) * 256, 0.0f) {}
 };
 
 // The model's value of output (m, n) of tile t: the instruction's k = 0..15 as steps of L products.

@@ -199,7 +199,9 @@ int run_fuzz(FuzzOptions o) {
       if (!found.count(k)) {
         std::string hint;
         for (const std::string& n : nearest_names(k, known)) hint += (hint.empty() ? "" : ", ") + n;
-        throw CLI::ValidationError("--kernel", "no variant \"" + k + "\"; nearest: " + hint + " (`ordo list --variants`)");
+        throw CLI::ValidationError(
+            "--kernel",
+            std::string("no variant \"").append(k).append("\"; nearest: ").append(hint).append(" (`ordo list --variants`)"));
       }
   }
   std::vector<properties::PropertySpec> specs, not_runnable;

@@ -57,7 +57,8 @@ std::string unmatched_filter(const std::vector<std::string>& filter, const std::
     if (std::find(known.begin(), known.end(), v) != known.end()) continue;
     std::string hint;
     for (const std::string& n : nearest_names(v, known)) hint += (hint.empty() ? "" : ", ") + n;
-    return std::string("no ") + what + " named \"" + v + "\"; nearest: " + hint + " (`ordo list`)";
+    return std::string("no ").append(what).append(" named \"").append(v).append("\"; nearest: ").append(hint).append(
+        " (`ordo list`)");
   }
   return "";
 }

@@ -172,7 +172,7 @@ Status run_dw(const std::string& id, const BackwardWeightProblem& p, DeviceWeigh
   a.options = options;
   if (plan)
     if (Status s = kernels::plan_backward_weight(id, a, plan); !s.ok()) return s;
-  const Status s = kernels::backward_weight(id, a);
+  Status s = kernels::backward_weight(id, a);
   check_cuda(cudaDeviceSynchronize(), "dW kernels");
   return s;
 }
@@ -451,6 +451,7 @@ struct FailClosedBuffers {
                                                           {reinterpret_cast<void**>(&keys), kb(kT * kW)},
                                                           {reinterpret_cast<void**>(&keys_dup), kb(kT * kW)}};
     std::vector<std::size_t> offsets;
+    offsets.reserve(pieces.size());
     std::size_t at = 0;
     for (const auto& piece : pieces) offsets.push_back(std::exchange(at, at + up(piece.second)));
     arena = DeviceArray(at + kAlign);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -57,6 +58,13 @@ class WgmmaDw : public WgmmaVariantTest {
     if (!IsSkipped()) require(kDwVariant);
   }
 };
+
+// Whether n floats hold the same bits (NaN payloads and signed zeros included).
+bool same_bits(const float* a, const float* b, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i)
+    if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+  return true;
+}
 
 std::vector<float> gpu_dx(const BackwardDataProblem& p, const kernels::LaunchOptions& options = {}) {
   const DeviceArray g = upload_operand(p.g, true), w = upload_operand(p.w, true);
@@ -184,10 +192,10 @@ TEST_F(WgmmaDx, SmallMKernelsEqualEmulator) {
     for (int i = 0; i < 24; ++i) {
       const std::int64_t M = i % 4 == 0 ? 64 : rng.in_range(1, 64);
       const bool halves = i % 2 == 1;
-      std::int64_t K = 8 * (halves ? rng.in_range(33 * 32 + 1, 66 * 32) : rng.in_range(1, 33 * 32));
+      std::int64_t K = std::int64_t{8} * (halves ? rng.in_range(33 * 32 + 1, 66 * 32) : rng.in_range(1, 33 * 32));
       if (i % 8 == 3) K = 16128;
-      if (i % 8 == 2) K = 8 * rng.in_range(1, 8);  // one unit, the second consumer's box past K
-      const std::int64_t N = 8 * rng.in_range(1, K <= 2048 ? 130 : 25);
+      if (i % 8 == 2) K = std::int64_t{8} * rng.in_range(1, 8);  // one unit, the second consumer's box past K
+      const std::int64_t N = std::int64_t{8} * rng.in_range(1, K <= 2048 ? 130 : 25);
       const auto family = properties::all_families()[static_cast<std::size_t>(i) % properties::all_families().size()];
       const BackwardDataProblem p = problem(M, N, K, family, rng.next());
       EXPECT_EQ(first_difference(gpu_dx(p, options), emulate(p), "dX"), "")
@@ -217,7 +225,7 @@ TEST_F(WgmmaDx, RowBitsDoNotDependOnTheBatch) {
         b.M = M;
         b.g.assign(whole.g.begin(), whole.g.begin() + M * N);
         const std::vector<float> part = gpu_dx(b);
-        EXPECT_EQ(std::memcmp(part.data() + row * K, all.data() + row * K, K * sizeof(float)), 0)
+        EXPECT_TRUE(same_bits(part.data() + row * K, all.data() + row * K, K))
             << "row " << row << " of a batch of " << M << " differs from the batch of 16384";
       }
     }
@@ -225,7 +233,7 @@ TEST_F(WgmmaDx, RowBitsDoNotDependOnTheBatch) {
     alone.M = 1;
     alone.g.assign(whole.g.begin() + 16383 * N, whole.g.end());
     const std::vector<float> last = gpu_dx(alone);
-    EXPECT_EQ(std::memcmp(last.data(), all.data() + 16383 * K, K * sizeof(float)), 0) << "the last row alone";
+    EXPECT_TRUE(same_bits(last.data(), all.data() + 16383 * K, K)) << "the last row alone";
   }
 }
 
@@ -340,7 +348,7 @@ Status run_dw(const BackwardWeightProblem& p, DeviceWeightGrad& out, bool accumu
   kernels::BackwardWeightPlan plan;
   if (Status s = kernels::plan_backward_weight(kDwVariant, a, &plan); !s.ok()) return s;
   if (in_place) *in_place = plan.in_place;
-  const Status s = kernels::backward_weight(kDwVariant, a);
+  Status s = kernels::backward_weight(kDwVariant, a);
   check_cuda(cudaDeviceSynchronize(), "dW kernels");
   return s;
 }
@@ -448,7 +456,7 @@ TEST_F(WgmmaDw, StagedAndDirectStoresWriteExactlyTheOutput) {
       a.dw = {dw, DType::f32, p.N, p.K};
       a.accumulate = accumulate;
       a.options.wgmma.stores = stores;
-      const Status s = kernels::backward_weight(kDwVariant, a);
+      Status s = kernels::backward_weight(kDwVariant, a);
       check_cuda(cudaDeviceSynchronize(), "dW kernels");
       return s;
     };
