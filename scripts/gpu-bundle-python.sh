@@ -17,7 +17,7 @@ dest_abs="$(cd "$dest" && pwd)"
 mkdir -p "$dest"/ordo/_native
 cp python/ordo/*.py "$dest"/ordo/
 cp "$build"/api/libordo_harness.so "$dest"/ordo/_native/
-strip --strip-debug "$dest"/ordo/_native/libordo_harness.so
+strip --strip-unneeded "$dest"/ordo/_native/libordo_harness.so
 for dep in $(ldd "$build"/api/libordo_harness.so | awk '/libmpfr|libgmp/ {print $3}'); do
   cp -L "$dep" "$dest"/ordo/_native/
 done
