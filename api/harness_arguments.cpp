@@ -77,12 +77,21 @@ void write_output(const ordo_output& out, const std::vector<float>& values) {
   }
 }
 
-ForwardProblem forward_problem(const ordo_forward_args* a, int operand_dtype, bool y_required) {
+// What every argument struct is checked for first: that it was given, that the caller's struct is this
+// header's (`type` names it), and that it names no stream.
+namespace {
+template <class Args>
+void check_args_header(const Args* a, const char* type) {
   if (a == nullptr) argument_error("args is NULL");
-  if (a->struct_size != sizeof(ordo_forward_args))
-    argument_error("args.struct_size is " + std::to_string(a->struct_size) + ", expected sizeof(ordo_forward_args) = " +
-                   std::to_string(sizeof(ordo_forward_args)));
+  if (a->struct_size != sizeof(Args))
+    argument_error("args.struct_size is " + std::to_string(a->struct_size) + ", expected sizeof(" + type +
+                   ") = " + std::to_string(sizeof(Args)));
   if (a->stream != nullptr) argument_error("args.stream: the harness computes on the host; pass NULL");
+}
+}  // namespace
+
+ForwardProblem forward_problem(const ordo_forward_args* a, int operand_dtype, bool y_required) {
+  check_args_header(a, "ordo_forward_args");
   ForwardProblem p;
   const auto dtypes = operand_dtypes(operand_dtype);
   const std::int64_t nx = checked_tensor("x", a->x.data, a->x.dtype, a->x.rows, a->x.cols, -1, -1, dtypes);
@@ -107,11 +116,7 @@ ForwardProblem forward_problem(const ordo_forward_args* a, int operand_dtype, bo
 }
 
 BackwardDataProblem backward_data_problem(const ordo_backward_data_args* a, int operand_dtype) {
-  if (a == nullptr) argument_error("args is NULL");
-  if (a->struct_size != sizeof(ordo_backward_data_args))
-    argument_error("args.struct_size is " + std::to_string(a->struct_size) +
-                   ", expected sizeof(ordo_backward_data_args) = " + std::to_string(sizeof(ordo_backward_data_args)));
-  if (a->stream != nullptr) argument_error("args.stream: the harness computes on the host; pass NULL");
+  check_args_header(a, "ordo_backward_data_args");
   BackwardDataProblem p;
   const auto dtypes = operand_dtypes(operand_dtype);
   const std::int64_t ng = checked_tensor("g", a->g.data, a->g.dtype, a->g.rows, a->g.cols, -1, -1, dtypes);
@@ -129,11 +134,7 @@ BackwardDataProblem backward_data_problem(const ordo_backward_data_args* a, int 
 }
 
 BackwardWeightProblem backward_weight_problem(const ordo_backward_weight_args* a, int operand_dtype) {
-  if (a == nullptr) argument_error("args is NULL");
-  if (a->struct_size != sizeof(ordo_backward_weight_args))
-    argument_error("args.struct_size is " + std::to_string(a->struct_size) +
-                   ", expected sizeof(ordo_backward_weight_args) = " + std::to_string(sizeof(ordo_backward_weight_args)));
-  if (a->stream != nullptr) argument_error("args.stream: the harness computes on the host; pass NULL");
+  check_args_header(a, "ordo_backward_weight_args");
   if (a->accumulate != 0) argument_error("args.accumulate: the harness's emulator computes whole batches; pass 0");
   BackwardWeightProblem p;
   const auto dtypes = operand_dtypes(operand_dtype);

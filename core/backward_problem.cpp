@@ -30,6 +30,15 @@ Status check_holds(const char* name, std::size_t got, std::int64_t rows, std::in
                                                                ", more than 2^40"));
 }
 
+// The output is allocated from its shape: rows * cols must be countable too. `what` names it ("dX"),
+// `formula` its shape ("M*K").
+Status check_output_countable(const char* what, const char* formula, std::int64_t rows, std::int64_t cols) {
+  if (checked_product(rows, cols)) return Status::success();
+  return Status::error(StatusCode::bad_size, std::string(what) + " would have " + formula + " = " +
+                                                 std::to_string(rows) + " * " + std::to_string(cols) +
+                                                 " elements, more than 2^40");
+}
+
 }  // namespace
 
 Status validate(const BackwardDataProblem& p) {
@@ -38,10 +47,7 @@ Status validate(const BackwardDataProblem& p) {
                                                    " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
   if (Status s = check_holds("G", p.g.size(), p.M, p.N, "M*N"); !s.ok()) return s;
   if (Status s = check_holds("W", p.w.size(), p.N, p.K, "N*K"); !s.ok()) return s;
-  // dX [M, K] is allocated from these: it must be countable too.
-  if (!checked_product(p.M, p.K))
-    return Status::error(StatusCode::bad_size, "dX would have M*K = " + std::to_string(p.M) + " * " + std::to_string(p.K) +
-                                                   " elements, more than 2^40");
+  if (Status s = check_output_countable("dX", "M*K", p.M, p.K); !s.ok()) return s;
   if (p.bf16_operands) {
     if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;
     if (Status s = check_bf16(p.w, "W"); !s.ok()) return s;
@@ -55,10 +61,7 @@ Status validate(const BackwardWeightProblem& p) {
                                                    " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K));
   if (Status s = check_holds("X", p.x.size(), p.T, p.K, "T*K"); !s.ok()) return s;
   if (Status s = check_holds("G", p.g.size(), p.T, p.N, "T*N"); !s.ok()) return s;
-  // dW [N, K] is allocated from these: it must be countable too.
-  if (!checked_product(p.N, p.K))
-    return Status::error(StatusCode::bad_size, "dW would have N*K = " + std::to_string(p.N) + " * " + std::to_string(p.K) +
-                                                   " elements, more than 2^40");
+  if (Status s = check_output_countable("dW", "N*K", p.N, p.K); !s.ok()) return s;
   if (p.bf16_operands) {
     if (Status s = check_bf16(p.x, "X"); !s.ok()) return s;
     if (Status s = check_bf16(p.g, "G"); !s.ok()) return s;

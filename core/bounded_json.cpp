@@ -34,15 +34,23 @@ json parse_json_bounded(std::string_view text, int max_depth) {
     }
     return true;
   };
+  return parse_json_events(text, cb, [](const std::string& what) { throw JsonTextError("not valid JSON: " + what); });
+}
+
+json parse_json_events(std::string_view text, const json::parser_callback_t& events,
+                       const std::function<void(const std::string&)>& syntax_error) {
+  std::string what;
   try {
-    return json::parse(text.begin(), text.end(), cb);
+    return json::parse(text.begin(), text.end(), events);
   } catch (const json::exception& e) {
     // parse_error, or out_of_range for 1e999. what() is "[json.exception.parse_error.101] parse error at
-    // line L, column C: ..."; the tag helps nobody.
-    std::string what = e.what();
-    if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw JsonTextError("not valid JSON: " + what);
+    // line L, column C: ...".
+    what = e.what();
+    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);
   }
+  syntax_error(what);
+  throw std::logic_error("parse_json_events: syntax_error returned");
 }
 
 }  // namespace ordo

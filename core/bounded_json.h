@@ -9,6 +9,7 @@
 // Invalid JSON and numbers no double holds (1e999) are refused too. Every refusal is a JsonTextError whose
 // message says what is wrong and where ("line 3, column 7", or the key), without the source's name: the
 // caller puts its file first.
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,5 +23,12 @@ struct JsonTextError : std::runtime_error {
 };
 
 nlohmann::json parse_json_bounded(std::string_view text, int max_depth);
+
+// nlohmann's parse of `text`, `events` seeing every event (to refuse what the format does not allow: what it
+// throws passes through). Invalid JSON, or a number no double holds (1e999), calls syntax_error with
+// nlohmann's message without its tag ("[json.exception.parse_error.101] "; it helps nobody), which must
+// throw. The strict reader of the corpus files (protocol/strict_json.h) parses through this too.
+nlohmann::json parse_json_events(std::string_view text, const nlohmann::json::parser_callback_t& events,
+                                 const std::function<void(const std::string&)>& syntax_error);
 
 }  // namespace ordo

@@ -49,4 +49,16 @@ struct PropertyRun {
   bool passed() const { return verdict() == Verdict::pass; }
 };
 
+// A row before anything ran: what it checks, on which subject (backend and id) and under which contract.
+inline PropertyRun named_run(const std::string& name, const std::string& description, const std::string& backend,
+                             const std::string& kernel, const std::string& contract) {
+  PropertyRun r;
+  r.name = name;
+  r.description = description;
+  r.backend = backend;
+  r.kernel = kernel;
+  r.contract = contract;
+  return r;
+}
+
 }  // namespace ordo

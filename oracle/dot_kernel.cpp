@@ -3,15 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own _mm512_undefined placeholders when
-// inlined at -O3 (GCC bug 105593, fixed in 13); the warnings are about the headers, not this code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
 #include "core/float_bits.h"
+#include "oracle/window_accumulate.h"
 
 namespace ordo::oracle::dot_kernel {
 namespace {
@@ -104,35 +97,6 @@ __attribute__((target("avx512f"), always_inline)) inline void reduce8(const __m5
                       _mm512_add_epi64(_mm512_shuffle_i64x2(u[0], u[1], 0x88), _mm512_shuffle_i64x2(u[0], u[1], 0xDD)));
 }
 
-// Adds 8 terms p * 2^sh (64-bit lanes) to the windows: acc[j] gathers t mod 2^64 of window j's terms
-// (wrapping), acc[W + j] their (t mod 2^64) div 2^32 and acc[2W + j] their floor(t / 2^64). The first
-// sum is exact modulo 2^64 only, but with the second it gives the exact sum of the low 32-bit digits
-// (below 2^64): low = acc[j] - acc[W + j] * 2^32 (mod 2^64). That saves one operation per 8 terms.
-template <int W>
-__attribute__((target("avx512f"), always_inline)) inline void accumulate(__m512i (&acc)[3 * W], __m512i p, __m512i sh) {
-  const __m512i c63 = _mm512_set1_epi64(63), c64 = _mm512_set1_epi64(64);
-  const __m512i s = _mm512_and_si512(sh, c63);
-  // t = p * 2^s as 128 bits: t mod 2^64, and floor(t / 2^64) = p >> (64 - s), an arithmetic shift that
-  // AVX-512 defines for a count of 64 too (all sign bits: the s = 0 case).
-  const __m512i t_low = _mm512_sllv_epi64(p, s);
-  const __m512i t_high = _mm512_srav_epi64(p, _mm512_sub_epi64(c64, s));
-  const __m512i digit1 = _mm512_srli_epi64(t_low, 32);
-  if constexpr (W == 1) {
-    acc[0] = _mm512_add_epi64(acc[0], t_low);
-    acc[1] = _mm512_add_epi64(acc[1], digit1);
-    acc[2] = _mm512_add_epi64(acc[2], t_high);
-  } else {
-    // Every lane adds into all windows under a mask: no scatter, no conflicts between lanes.
-    const __m512i window = _mm512_srli_epi64(sh, 6);
-    for (int j = 0; j < W; ++j) {
-      const __mmask8 in_j = _mm512_cmpeq_epi64_mask(window, _mm512_set1_epi64(j));
-      acc[j] = _mm512_mask_add_epi64(acc[j], in_j, acc[j], t_low);
-      acc[W + j] = _mm512_mask_add_epi64(acc[W + j], in_j, acc[W + j], digit1);
-      acc[2 * W + j] = _mm512_mask_add_epi64(acc[2 * W + j], in_j, acc[2 * W + j], t_high);
-    }
-  }
-}
-
 // 16 terms per step: the even ones in the low halves of the 64-bit lanes, the odd ones in the high
 // halves, so that the 32-bit significands and exponents need no widening (_mm512_mul_epi32 multiplies
 // the low halves, signed).
@@ -219,24 +183,7 @@ void dot_windows(const DecodedRow& a, const DecodedRow& b, std::int64_t begin, s
   const std::int32_t *sa = a.significand + begin, *sb = b.significand + begin;
   const std::uint8_t *ea = a.exponent + begin, *eb = b.exponent + begin;
   const std::int64_t n = end - begin;
-  switch (window_count(a, b)) {
-    case 1:
-      return windows_avx512<1>(sa, ea, sb, eb, n, out);
-    case 2:
-      return windows_avx512<2>(sa, ea, sb, eb, n, out);
-    case 3:
-      return windows_avx512<3>(sa, ea, sb, eb, n, out);
-    case 4:
-      return windows_avx512<4>(sa, ea, sb, eb, n, out);
-    case 5:
-      return windows_avx512<5>(sa, ea, sb, eb, n, out);
-    case 6:
-      return windows_avx512<6>(sa, ea, sb, eb, n, out);
-    case 7:
-      return windows_avx512<7>(sa, ea, sb, eb, n, out);
-    default:
-      return windows_avx512<8>(sa, ea, sb, eb, n, out);
-  }
+  with_window_count(window_count(a, b), [&](auto w) { windows_avx512<decltype(w)::value>(sa, ea, sb, eb, n, out); });
 }
 
 void dot_windows_portable(const DecodedRow& a, const DecodedRow& b, std::int64_t begin, std::int64_t end,

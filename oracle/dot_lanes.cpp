@@ -3,13 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own _mm512_undefined placeholders when
-// inlined at -O3 (GCC bug 105593, fixed in 13); the warnings are about the headers, not this code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "oracle/window_accumulate.h"
 
 #define ORDO_LANES __attribute__((target("avx512f,avx512cd")))
 
@@ -63,10 +57,9 @@ ORDO_LANES void lanes(const DecodedRow& x, const DecodedGroups::Group& g, LaneRe
   constexpr int kDigits = 2 * W + 4;  // 32-bit digits: |sum| < 2^(64 W + 80) for K < 2^32, plus the sign
   __m512i digit[kDigits];
   for (__m512i& d : digit) d = _mm512_setzero_si512();
-  const __m512i c63 = _mm512_set1_epi64(63), c64 = _mm512_set1_epi64(64);
   for (std::int64_t begin = 0; begin < g.length; begin += kBlock) {
     const std::int64_t end = std::min(g.length, begin + kBlock);
-    // Window sums as in dot_kernel.cpp's accumulate, but each lane its own dot product: t mod 2^64
+    // Window sums as in dot_kernel.cpp (accumulate, window_accumulate.h), but each lane its own dot product: t mod 2^64
     // (wrapping), its high 32 bits and floor(t / 2^64) of window j at acc[j], acc[W + j], acc[2W + j].
     // Per lane at most kBlock terms: the last two stay below 2^47 and 2^62.
     __m512i acc[3 * W];
@@ -78,23 +71,7 @@ ORDO_LANES void lanes(const DecodedRow& x, const DecodedGroups::Group& g, LaneRe
           _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(g.exponent + k * kGroup)));
       const __m512i p = _mm512_mul_epi32(_mm512_set1_epi64(x.significand[k]), w_significand);
       const __m512i sh = _mm512_add_epi64(_mm512_set1_epi64(x.exponent[k]), w_exponent);
-      const __m512i s = _mm512_and_si512(sh, c63);
-      const __m512i t_low = _mm512_sllv_epi64(p, s);
-      const __m512i t_high = _mm512_srav_epi64(p, _mm512_sub_epi64(c64, s));  // count 64: all sign bits
-      const __m512i digit1 = _mm512_srli_epi64(t_low, 32);
-      if constexpr (W == 1) {
-        acc[0] = _mm512_add_epi64(acc[0], t_low);
-        acc[1] = _mm512_add_epi64(acc[1], digit1);
-        acc[2] = _mm512_add_epi64(acc[2], t_high);
-      } else {
-        const __m512i window = _mm512_srli_epi64(sh, 6);
-        for (int j = 0; j < W; ++j) {
-          const __mmask8 in_j = _mm512_cmpeq_epi64_mask(window, _mm512_set1_epi64(j));
-          acc[j] = _mm512_mask_add_epi64(acc[j], in_j, acc[j], t_low);
-          acc[W + j] = _mm512_mask_add_epi64(acc[W + j], in_j, acc[W + j], digit1);
-          acc[2 * W + j] = _mm512_mask_add_epi64(acc[2 * W + j], in_j, acc[2 * W + j], t_high);
-        }
-      }
+      accumulate<W>(acc, p, sh);
     }
     for (int j = 0; j < W; ++j)  // the exact sums of the low 32-bit digits: below 2^47, so mod 2^64 is exact
       acc[j] = _mm512_sub_epi64(acc[j], _mm512_slli_epi64(acc[W + j], 32));
@@ -195,24 +172,7 @@ bool have_lane_kernel() {
 
 void dot_lanes(const DecodedRow& x, const DecodedGroups::Group& w, LaneResults& out) {
   assert(have_lane_kernel() && !x.special && x.padded_length >= w.length);
-  switch ((x.span + w.max_span) / 64 + 1) {
-    case 1:
-      return lanes<1>(x, w, out);
-    case 2:
-      return lanes<2>(x, w, out);
-    case 3:
-      return lanes<3>(x, w, out);
-    case 4:
-      return lanes<4>(x, w, out);
-    case 5:
-      return lanes<5>(x, w, out);
-    case 6:
-      return lanes<6>(x, w, out);
-    case 7:
-      return lanes<7>(x, w, out);
-    default:
-      return lanes<8>(x, w, out);
-  }
+  with_window_count((x.span + w.max_span) / 64 + 1, [&](auto windows) { lanes<decltype(windows)::value>(x, w, out); });
 }
 
 }  // namespace ordo::oracle::dot_kernel

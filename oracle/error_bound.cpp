@@ -121,32 +121,37 @@ void tc_fdpa_chain_error_bound(const TcFdpaBoundQuery& q, mpfr_ptr out) {
   const mpfr_prec_t prec = kBoundPrecisionBits;
   mpfr_srcptr S = q.sum_abs;
   mpfr_srcptr V = q.align_weight != nullptr ? q.align_weight : q.sum_abs;
-  MpfrValue tmp(prec), bound(prec);
+  MpfrValue bound(prec);
   tc_fdpa_steps_error_bound(q.params, tc_fdpa_steps(q.params, q.K), 1, S, V, bound.get());
-
-  if (q.bias) {
-    // y = RN(C_n + b): |y - (s + b)| <= (1 + u') B_n + u' (S_products + |b|) + eta'.
-    set_one_plus_pow2(tmp.get(), 24);
-    mpfr_mul(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-    mpfr_mul_2si(tmp.get(), S, -24, MPFR_RNDU);
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-    mpfr_set_ui_2exp(tmp.get(), 1, -150, MPFR_RNDU);
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-  }
-  if (q.bf16_output) {
-    // RNE to BF16 (8-bit significand): error <= 2^-8 |y_hat| in the normal range, <= 2^-134 below.
-    if (q.y_hat_abs != nullptr) {
-      mpfr_mul_2si(tmp.get(), q.y_hat_abs, -8, MPFR_RNDU);
-    } else {
-      // |y_fp32| <= |y| + B' <= S + B', and RN's error is <= 2^-8 of its argument too.
-      mpfr_add(tmp.get(), S, bound.get(), MPFR_RNDU);
-      mpfr_mul_2si(tmp.get(), tmp.get(), -8, MPFR_RNDU);
-    }
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-    mpfr_set_ui_2exp(tmp.get(), 1, -134, MPFR_RNDU);
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-  }
+  // y = RN(C_n + b): |y - (s + b)| <= (1 + u') B_n + u' (S_products + |b|) + eta'.
+  if (q.bias) add_bias_rounding_bound(bound.get(), S);
+  if (q.bf16_output) add_bf16_output_rounding_bound(bound.get(), S, q.y_hat_abs);
   mpfr_set(out, bound.get(), MPFR_RNDU);
+}
+
+void add_bias_rounding_bound(mpfr_ptr bound, mpfr_srcptr sum_abs) {
+  MpfrValue tmp(kBoundPrecisionBits);
+  set_one_plus_pow2(tmp.get(), 24);
+  mpfr_mul(bound, bound, tmp.get(), MPFR_RNDU);
+  mpfr_mul_2si(tmp.get(), sum_abs, -24, MPFR_RNDU);
+  mpfr_add(bound, bound, tmp.get(), MPFR_RNDU);
+  mpfr_set_ui_2exp(tmp.get(), 1, -150, MPFR_RNDU);
+  mpfr_add(bound, bound, tmp.get(), MPFR_RNDU);
+}
+
+void add_bf16_output_rounding_bound(mpfr_ptr bound, mpfr_srcptr sum_abs, mpfr_srcptr y_hat_abs) {
+  // RNE to BF16 (8-bit significand): error <= 2^-8 |y_hat| in the normal range, <= 2^-134 below.
+  MpfrValue tmp(kBoundPrecisionBits);
+  if (y_hat_abs != nullptr) {
+    mpfr_mul_2si(tmp.get(), y_hat_abs, -8, MPFR_RNDU);
+  } else {
+    // |y_fp32| <= |y| + B' <= S + B', and RN's error is <= 2^-8 of its argument too.
+    mpfr_add(tmp.get(), sum_abs, bound, MPFR_RNDU);
+    mpfr_mul_2si(tmp.get(), tmp.get(), -8, MPFR_RNDU);
+  }
+  mpfr_add(bound, bound, tmp.get(), MPFR_RNDU);
+  mpfr_set_ui_2exp(tmp.get(), 1, -134, MPFR_RNDU);
+  mpfr_add(bound, bound, tmp.get(), MPFR_RNDU);
 }
 
 }  // namespace ordo::oracle

@@ -84,4 +84,12 @@ void tc_fdpa_steps_error_bound(const TcFdpaParams& params, std::int64_t steps, s
 // Throws std::invalid_argument on parameters outside validate_tc_fdpa_params or a null sum_abs.
 void tc_fdpa_chain_error_bound(const TcFdpaBoundQuery& q, mpfr_ptr out);
 
+// The last roundings of an output, added in place to the bound B of the value before them (S = sum of the
+// terms' magnitudes), upward, for every plan alike:
+// a bias added in FP32 after the reduction, y = RN(r + b): B' = (1 + 2^-24) B + 2^-24 S + 2^-150;
+void add_bias_rounding_bound(mpfr_ptr bound, mpfr_srcptr sum_abs);
+// the output rounded to BF16 (RNE, an 8-bit significand): B' = B + 2^-8 |y_hat| + 2^-134, with |y_hat| taken
+// as S + B when `y_hat_abs` is null (|y_fp32| <= |y| + B <= S + B).
+void add_bf16_output_rounding_bound(mpfr_ptr bound, mpfr_srcptr sum_abs, mpfr_srcptr y_hat_abs);
+
 }  // namespace ordo::oracle

@@ -78,7 +78,7 @@ FmaPlanRoundings fma_plan_roundings(const ReductionPlan& plan, std::int64_t K, b
 void plan_error_bound(const ReductionPlan& plan, const PlanBoundQuery& q, mpfr_ptr out) {
   if (q.sum_abs == nullptr) throw std::invalid_argument("plan_error_bound: sum_abs is required");
   const mpfr_prec_t prec = kBoundPrecisionBits;
-  MpfrValue bound(prec), tmp(prec);
+  MpfrValue bound(prec);
   if (plan.step.kind == StepKind::fma_rn) {
     const FmaPlanRoundings r = fma_plan_roundings(plan, q.K, q.bias);
     rn_combination(r.longest_path, r.total, q.sum_abs, bound.get());
@@ -94,28 +94,9 @@ void plan_error_bound(const ReductionPlan& plan, const PlanBoundQuery& q, mpfr_p
     tc_fdpa_chain_error_bound(t, bound.get());
   } else {
     tc_segments_bound(plan, q, bound.get());
-    if (q.bias && plan.bias == BiasPlacement::after_chain_add_rn) {
-      // y = RN(r + b): (1 + 2^-24) B + 2^-24 S + 2^-150
-      set_one_plus_pow2(tmp.get(), 24);
-      mpfr_mul(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-      mpfr_mul_2si(tmp.get(), q.sum_abs, -24, MPFR_RNDU);
-      mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-      mpfr_set_ui_2exp(tmp.get(), 1, -150, MPFR_RNDU);
-      mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-    }
+    if (q.bias && plan.bias == BiasPlacement::after_chain_add_rn) add_bias_rounding_bound(bound.get(), q.sum_abs);
   }
-  if (q.bf16_output) {
-    // RNE to BF16 (8-bit significand): error <= 2^-8 |y_hat| in the normal range, <= 2^-134 below.
-    if (q.y_hat_abs != nullptr) {
-      mpfr_mul_2si(tmp.get(), q.y_hat_abs, -8, MPFR_RNDU);
-    } else {
-      mpfr_add(tmp.get(), q.sum_abs, bound.get(), MPFR_RNDU);
-      mpfr_mul_2si(tmp.get(), tmp.get(), -8, MPFR_RNDU);
-    }
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-    mpfr_set_ui_2exp(tmp.get(), 1, -134, MPFR_RNDU);
-    mpfr_add(bound.get(), bound.get(), tmp.get(), MPFR_RNDU);
-  }
+  if (q.bf16_output) add_bf16_output_rounding_bound(bound.get(), q.sum_abs, q.y_hat_abs);
   mpfr_set(out, bound.get(), MPFR_RNDU);
 }
 

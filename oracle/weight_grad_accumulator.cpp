@@ -22,6 +22,19 @@ constexpr std::int64_t kTileK = 256;  // dW columns per task
   for (std::int64_t k = 0; k < K; ++k) acc[k] = std::fma(a, x[k], acc[k]);
 }
 
+// tile(n0, n1, k0, k1) over dW [N, K] in kTileN x kTileK tiles, in parallel: the tiles are disjoint parts of
+// dW, and each element's chain stays inside its tile, in order.
+template <class Tile>
+void for_each_tile(std::int64_t N, std::int64_t K, unsigned threads, const Tile& tile) {
+  const std::int64_t tiles_n = (N + kTileN - 1) / kTileN, tiles_k = (K + kTileK - 1) / kTileK;
+  parallel_for(
+      tiles_n * tiles_k,
+      [&](std::int64_t task) {
+        const std::int64_t n0 = task / tiles_k * kTileN, k0 = task % tiles_k * kTileK;
+        tile(n0, std::min(N, n0 + kTileN), k0, std::min(K, k0 + kTileK));
+      },
+      threads);
+}
 
 // One instruction: `width` products as T-FDPA steps of p.L over ascending index, the accumulator the C
 // of each step.
@@ -66,17 +79,10 @@ void WeightGradAccumulator::add_bias_grad(const std::vector<const float*>& g_row
 
 void WeightGradAccumulator::consume_fma(const std::vector<const float*>& x_rows,
                                         const std::vector<const float*>& g_rows) {
-  const std::int64_t tiles_n = (N_ + kTileN - 1) / kTileN, tiles_k = (K_ + kTileK - 1) / kTileK;
-  parallel_for(
-      tiles_n * tiles_k,
-      [&](std::int64_t task) {
-        const std::int64_t n0 = task / tiles_k * kTileN, k0 = task % tiles_k * kTileK;
-        const std::int64_t n1 = std::min(N_, n0 + kTileN), k1 = std::min(K_, k0 + kTileK);
-        for (std::size_t i = 0; i < x_rows.size(); ++i)
-          for (std::int64_t n = n0; n < n1; ++n)
-            fma_axpy(g_rows[i][n], x_rows[i] + k0, dw_.data() + n * K_ + k0, k1 - k0);
-      },
-      threads_);
+  for_each_tile(N_, K_, threads_, [&](std::int64_t n0, std::int64_t n1, std::int64_t k0, std::int64_t k1) {
+    for (std::size_t i = 0; i < x_rows.size(); ++i)
+      for (std::int64_t n = n0; n < n1; ++n) fma_axpy(g_rows[i][n], x_rows[i] + k0, dw_.data() + n * K_ + k0, k1 - k0);
+  });
   add_bias_grad(g_rows);
 }
 
@@ -116,21 +122,15 @@ void WeightGradAccumulator::run_tc_groups(const std::vector<const float*>& x_row
       for (std::int64_t k = 0; k < K_; ++k) xpack[static_cast<std::size_t>((grp * K_ + k) * group_ + j)] = x[k];
       for (std::int64_t n = 0; n < N_; ++n) gpack[static_cast<std::size_t>((grp * N_ + n) * group_ + j)] = g[n];
     }
-  const std::int64_t tiles_n = (N_ + kTileN - 1) / kTileN, tiles_k = (K_ + kTileK - 1) / kTileK;
-  parallel_for(
-      tiles_n * tiles_k,
-      [&](std::int64_t task) {
-        const std::int64_t n0 = task / tiles_k * kTileN, k0 = task % tiles_k * kTileK;
-        const std::int64_t n1 = std::min(N_, n0 + kTileN), k1 = std::min(K_, k0 + kTileK);
-        for (std::int64_t grp = 0; grp < G; ++grp)
-          for (std::int64_t n = n0; n < n1; ++n) {
-            const float* a = gpack.data() + (grp * N_ + n) * group_;
-            float* acc = dw_.data() + n * K_;
-            for (std::int64_t k = k0; k < k1; ++k)
-              acc[k] = tc_instruction(*tc_, group_, a, xpack.data() + (grp * K_ + k) * group_, acc[k]);
-          }
-      },
-      threads_);
+  for_each_tile(N_, K_, threads_, [&](std::int64_t n0, std::int64_t n1, std::int64_t k0, std::int64_t k1) {
+    for (std::int64_t grp = 0; grp < G; ++grp)
+      for (std::int64_t n = n0; n < n1; ++n) {
+        const float* a = gpack.data() + (grp * N_ + n) * group_;
+        float* acc = dw_.data() + n * K_;
+        for (std::int64_t k = k0; k < k1; ++k)
+          acc[k] = tc_instruction(*tc_, group_, a, xpack.data() + (grp * K_ + k) * group_, acc[k]);
+      }
+  });
 }
 
 BackwardWeightResult WeightGradAccumulator::finish() {

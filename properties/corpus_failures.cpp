@@ -96,25 +96,31 @@ CorpusEntry build_failure_entry(const FailureRecordInput& in, const ForwardProbl
 
 }  // namespace
 
+namespace {
+// The fields a corpus failure and a forward case share, copied the same way in either direction (the value
+// family is a name in one and an enum in the other).
+template <class From, class To>
+void copy_shared_fields(const From& from, To& to) {
+  to.M = from.M;
+  to.N = from.N;
+  to.K = from.K;
+  to.has_bias = from.has_bias;
+  to.seed = from.seed;
+  to.bf16_operands = from.bf16_operands;
+  to.bf16_output = from.bf16_output;
+  to.explicit_values = from.explicit_values;
+}
+}  // namespace
+
 protocol::FailureCase failure_case_of(const ForwardCase& c) {
   protocol::FailureCase f;
-  f.M = c.M;
-  f.N = c.N;
-  f.K = c.K;
+  copy_shared_fields(c, f);
   f.family = std::string(family_name(c.family));
-  f.has_bias = c.has_bias;
-  f.seed = c.seed;
-  f.bf16_operands = c.bf16_operands;
-  f.bf16_output = c.bf16_output;
-  f.explicit_values = c.explicit_values;
   return f;
 }
 
 ForwardCase forward_case_of(const protocol::FailureCase& f) {
   ForwardCase c;
-  c.M = f.M;
-  c.N = f.N;
-  c.K = f.K;
   bool known = false;
   for (const ValueFamily v : all_families())
     if (family_name(v) == f.family) {
@@ -122,11 +128,7 @@ ForwardCase forward_case_of(const protocol::FailureCase& f) {
       known = true;
     }
   if (!known) throw std::invalid_argument("unknown value family \"" + f.family + "\"");
-  c.has_bias = f.has_bias;
-  c.seed = f.seed;
-  c.bf16_operands = f.bf16_operands;
-  c.bf16_output = f.bf16_output;
-  c.explicit_values = f.explicit_values;
+  copy_shared_fields(f, c);
   return c;
 }
 

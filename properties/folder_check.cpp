@@ -21,12 +21,7 @@ using protocol::Relation;
 
 PropertyRun row(const std::string& name, const std::string& description, PropertyKind kind, const std::string& folder,
                 const std::string& contract) {
-  PropertyRun r;
-  r.name = name;
-  r.description = description;
-  r.backend = "files";
-  r.kernel = folder;
-  r.contract = contract;
+  PropertyRun r = named_run(name, description, "files", folder, contract);
   r.kind = kind;
   return r;
 }

@@ -150,26 +150,35 @@ rc::Gen<std::int64_t> gen_dimension(std::int64_t max) {
   return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::elementOf(edges)}, {3, log_uniform}});
 }
 
-rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions o) {
+namespace {
+// A case from drawn values: the shape rounded up to the subject's multiples, the output BF16 when the options
+// allow it and the draw says so.
+ForwardCase drawn_case(const CaseOptions& o, std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias,
+                       std::uint64_t seed, int out_choice) {
   const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
+  ForwardCase c;
+  c.M = (M + mm - 1) / mm * mm;
+  c.N = (N + nm - 1) / nm * nm;
+  c.K = (K + km - 1) / km * km;
+  c.family = f;
+  c.has_bias = bias;
+  c.seed = seed;
+  c.bf16_operands = o.bf16_operands;
+  c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
+  return c;
+}
+}  // namespace
+
+rc::Gen<ForwardCase> gen_forward_case(ShapeLimits limits, std::vector<ValueFamily> families, CaseOptions o) {
   return rc::gen::apply(
-      [limits, o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
-                      int out_choice) {
+      [limits, o](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+                  int out_choice) {
         // Halve the largest dimension until the volume fits: keeps edge sizes in the other two.
         while (M * N * K > limits.max_volume) {
           std::int64_t& largest = (M >= N && M >= K) ? M : (N >= K ? N : K);
           largest = (largest + 1) / 2;
         }
-        ForwardCase c;
-        c.M = (M + mm - 1) / mm * mm;
-        c.N = (N + nm - 1) / nm * nm;
-        c.K = (K + km - 1) / km * km;
-        c.family = f;
-        c.has_bias = bias;
-        c.seed = seed;
-        c.bf16_operands = o.bf16_operands;
-        c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
-        return c;
+        return drawn_case(o, M, N, K, f, bias, seed, out_choice);
       },
       gen_dimension(limits.max_m), gen_dimension(limits.max_n), gen_dimension(limits.max_k),
       rc::gen::elementOf(families), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<std::uint64_t>(),
@@ -180,21 +189,9 @@ namespace {
 rc::Gen<ForwardCase> gen_grid_case(std::vector<ValueFamily> families, CaseOptions o, std::int64_t min_m,
                                    std::int64_t max_m, std::int64_t min_n, std::int64_t max_n, std::int64_t min_k,
                                    std::int64_t max_k) {
-  const std::int64_t km = std::max(1, o.k_multiple), nm = std::max(1, o.n_multiple), mm = std::max(1, o.m_multiple);
   return rc::gen::apply(
-      [o, km, nm, mm](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
-                      int out_choice) {
-        ForwardCase c;
-        c.M = (M + mm - 1) / mm * mm;
-        c.N = (N + nm - 1) / nm * nm;
-        c.K = (K + km - 1) / km * km;
-        c.family = f;
-        c.has_bias = bias;
-        c.seed = seed;
-        c.bf16_operands = o.bf16_operands;
-        c.bf16_output = o.bf16_output_sometimes && out_choice == 1;
-        return c;
-      },
+      [o](std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily f, bool bias, std::uint64_t seed,
+          int out_choice) { return drawn_case(o, M, N, K, f, bias, seed, out_choice); },
       rc::gen::inRange<std::int64_t>(min_m, max_m + 1), rc::gen::inRange<std::int64_t>(min_n, max_n + 1),
       rc::gen::inRange<std::int64_t>(min_k, max_k + 1), rc::gen::elementOf(families), rc::gen::arbitrary<bool>(),
       rc::gen::arbitrary<std::uint64_t>(), rc::gen::inRange(0, 2));

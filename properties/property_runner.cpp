@@ -51,29 +51,22 @@ ForwardCase shrink_dimensions(const PropertySpec& spec, ForwardCase c, int& budg
   if (c.explicit_values) return c;
   for (std::int64_t ForwardCase::*dim : {&ForwardCase::K, &ForwardCase::M, &ForwardCase::N}) {
     std::int64_t fail_at = c.*dim, pass_at = 0;  // pass_at 0: no passing size known yet
-    while (fail_at > 1 && budget > 0) {
+    // Runs the case with the dimension at `size`: the smallest failing size so far, or the largest passing one.
+    const auto still_fails_at = [&](std::int64_t size) {
       ForwardCase t = c;
-      t.*dim = fail_at / 2;
+      t.*dim = size;
       --budget;
-      if (fails(spec, t)) {
-        fail_at = t.*dim;
-        ++steps;
-      } else {
-        pass_at = t.*dim;
-        break;
+      if (!fails(spec, t)) {
+        pass_at = size;
+        return false;
       }
-    }
-    while (pass_at > 0 && fail_at - pass_at > 1 && budget > 0) {
-      ForwardCase t = c;
-      t.*dim = pass_at + (fail_at - pass_at) / 2;
-      --budget;
-      if (fails(spec, t)) {
-        fail_at = t.*dim;
-        ++steps;
-      } else {
-        pass_at = t.*dim;
-      }
-    }
+      fail_at = size;
+      ++steps;
+      return true;
+    };
+    while (fail_at > 1 && budget > 0)
+      if (!still_fails_at(fail_at / 2)) break;
+    while (pass_at > 0 && fail_at - pass_at > 1 && budget > 0) still_fails_at(pass_at + (fail_at - pass_at) / 2);
     c.*dim = fail_at;
   }
   return c;
@@ -137,12 +130,7 @@ std::vector<std::string> classify_shape(const ForwardCase& c) {
 namespace {
 
 PropertyRun empty_run(const PropertySpec& spec) {
-  PropertyRun run;
-  run.name = spec.name;
-  run.description = spec.description;
-  run.backend = spec.backend;
-  run.kernel = spec.kernel;
-  run.contract = spec.contract;
+  PropertyRun run = named_run(spec.name, spec.description, spec.backend, spec.kernel, spec.contract);
   run.expect_failure = spec.expect_failure;
   run.kind = spec.kind;
   return run;

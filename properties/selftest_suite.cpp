@@ -10,6 +10,15 @@ namespace {
 using mutants::MutantInfo;
 using mutants::MutantTarget;
 
+// A row of the oracle's own checks, run on the mutant `m` of the oracle: it must fail, or the mutant survived.
+void add_oracle_mutant_row(MutantSuite& ms, const MutantInfo& m, PropertySpec spec) {
+  spec.backend = "oracle";
+  spec.kernel = m.id;
+  spec.expect_failure = true;
+  ms.suite.properties.push_back(std::move(spec));
+  ms.backend = "oracle";
+}
+
 void add_engine_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o) {
   std::shared_ptr<ExactEngine> engine = mutants::host_engine_mutant(m);
   PropertySpec spec;
@@ -17,15 +26,11 @@ void add_engine_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o
   spec.description =
       "the exact engine's value and its binary32, bfloat16 and binary64 read-outs equal MPFR's (the "
       "comparison of exact.superacc_vs_mpfr)";
-  spec.backend = "oracle";
-  spec.kernel = m.id;
   spec.contract = "exact";
   spec.cases = exact_engine_cases(o.level);  // exact.superacc_vs_mpfr's budget and cases
   spec.gen = gen_exact_engine_case();
   spec.check = [engine](const ForwardCase& c) { return check_engine_equals_mpfr(*engine, c); };
-  spec.expect_failure = true;
-  ms.suite.properties.push_back(std::move(spec));
-  ms.backend = "oracle";
+  add_oracle_mutant_row(ms, m, std::move(spec));
 }
 
 void add_bound_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o) {
@@ -36,8 +41,6 @@ void add_bound_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o)
   spec.description =
       "every emulator output is within the error bound of the contract's plan of the exact (MPFR) "
       "result; the bound is the mutant's";
-  spec.backend = "oracle";
-  spec.kernel = m.id;
   spec.contract = contract->id;
   spec.cases = o.level >= 2 ? 2000 : 500;  // add_host_properties' budget
   spec.gen = gen_forward_case(host_shape_limits(), all_families());
@@ -45,9 +48,7 @@ void add_bound_rows(MutantSuite& ms, const MutantInfo& m, const SuiteOptions& o)
     return check_within_error_bound(*emulator, c, &mutants::judge_with_short_bound);
   };
   spec.kind = PropertyKind::bound;
-  spec.expect_failure = true;
-  ms.suite.properties.push_back(std::move(spec));
-  ms.backend = "oracle";
+  add_oracle_mutant_row(ms, m, std::move(spec));
 }
 
 }  // namespace

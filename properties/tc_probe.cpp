@@ -110,13 +110,7 @@ Tiles random_tiles(int count, std::uint64_t seed) {
 
 PropertyRun make_row(const std::string& name, const std::string& description, const std::string& kernel,
                      const std::string& contract) {
-  PropertyRun r;
-  r.name = name;
-  r.description = description;
-  r.backend = "cuda";
-  r.kernel = kernel;
-  r.contract = contract;
-  return r;
+  return named_run(name, description, "cuda", kernel, contract);
 }
 
 // One targeted probe: D[0][0] of a tile whose row 0 of A, column 0 of B and C[0][0] are given.

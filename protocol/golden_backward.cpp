@@ -1,6 +1,5 @@
 #include "protocol/golden_backward.h"
 
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 
@@ -94,12 +93,7 @@ GoldenBackwardCase read_case(const nlohmann::json& jc, const Location& where, co
 }  // namespace
 
 void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& path) {
-  nlohmann::json j;
-  j["schema"] = kGoldenBackwardSchema;
-  j["variant"] = f.variant;
-  j["contract"] = f.contract;
-  j["gpu"] = f.gpu;
-  j["commit"] = f.commit;
+  nlohmann::json j = golden_head_json(kGoldenBackwardSchema, f);
   j["cases"] = nlohmann::json::array();
   for (const GoldenBackwardCase& c : f.cases) {
     nlohmann::json jc = {{"family", c.family}};
@@ -118,24 +112,14 @@ void write_golden_backward_file(const GoldenBackwardFile& f, const std::string& 
     }
     j["cases"].push_back(jc);
   }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << j.dump(1) << "\n";
+  write_golden_json(j, path);
 }
 
 GoldenBackwardFile parse_golden_backward_text(std::string_view text, const std::string& where) {
   const nlohmann::json j = parse_strict_json(text, where);
   StrictObject h(j, Location{where, std::nullopt});
-  h.schema(kGoldenBackwardSchema);
   GoldenBackwardFile f;
-  f.variant = h.string("variant");
-  f.contract = h.string("contract");
-  f.gpu = h.string("gpu");
-  f.commit = h.string("commit");
-  const nlohmann::json& cases = h.array("cases");
-  h.no_unknown();
-  // A file without cases would replay as a pass while checking nothing.
-  if (cases.empty()) h.fail("cases", "must hold at least one case");
+  const nlohmann::json& cases = read_golden_head(h, kGoldenBackwardSchema, f);
   const FileContract contract = file_contract(f.contract);
   for (std::size_t i = 0; i < cases.size(); ++i) f.cases.push_back(read_case(cases[i], Location{where, i}, contract));
   return f;

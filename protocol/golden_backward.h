@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backward_problem.h"
+#include "protocol/golden_corpus.h"
 
 namespace ordo::protocol {
 
@@ -20,11 +21,7 @@ struct GoldenBackwardCase {
   BackwardWeightResult dw;                  // the GPU's dW [N, K] and db [N] (weight cases)
 };
 
-struct GoldenBackwardFile {
-  std::string variant;
-  std::string contract;
-  std::string gpu;
-  std::string commit;
+struct GoldenBackwardFile : GoldenSource {
   std::vector<GoldenBackwardCase> cases;
 };
 

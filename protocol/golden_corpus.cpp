@@ -43,13 +43,37 @@ nlohmann::json to_hex(const std::vector<float>& v) {
   return a;
 }
 
-void write_golden_file(const GoldenFile& f, const std::string& path) {
+nlohmann::json golden_head_json(std::string_view schema, const GoldenSource& source) {
   nlohmann::json j;
-  j["schema"] = kGoldenSchema;
-  j["variant"] = f.variant;
-  j["contract"] = f.contract;
-  j["gpu"] = f.gpu;
-  j["commit"] = f.commit;
+  j["schema"] = schema;
+  j["variant"] = source.variant;
+  j["contract"] = source.contract;
+  j["gpu"] = source.gpu;
+  j["commit"] = source.commit;
+  return j;
+}
+
+void write_golden_json(const nlohmann::json& j, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << j.dump(1) << "\n";
+}
+
+const nlohmann::json& read_golden_head(StrictObject& h, std::string_view schema, GoldenSource& source) {
+  h.schema(schema);
+  source.variant = h.string("variant");
+  source.contract = h.string("contract");
+  source.gpu = h.string("gpu");
+  source.commit = h.string("commit");
+  const nlohmann::json& cases = h.array("cases");
+  h.no_unknown();
+  // A file without cases would replay as a pass while checking nothing.
+  if (cases.empty()) h.fail("cases", "must hold at least one case");
+  return cases;
+}
+
+void write_golden_file(const GoldenFile& f, const std::string& path) {
+  nlohmann::json j = golden_head_json(kGoldenSchema, f);
   for (const GoldenCase& c : f.cases) {
     nlohmann::json jc = {{"family", c.family}, {"M", c.problem.M}, {"N", c.problem.N}, {"K", c.problem.K},
                          {"x", to_hex(c.problem.x)}, {"w", to_hex(c.problem.w)}, {"y", to_hex(c.y)}};
@@ -57,24 +81,14 @@ void write_golden_file(const GoldenFile& f, const std::string& path) {
     if (c.problem.bf16_output) jc["y_dtype"] = "bf16";
     j["cases"].push_back(jc);
   }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << j.dump(1) << "\n";
+  write_golden_json(j, path);
 }
 
 GoldenFile parse_golden_text(std::string_view text, const std::string& where) {
   const nlohmann::json j = parse_strict_json(text, where);
   StrictObject h(j, Location{where, std::nullopt});
-  h.schema(kGoldenSchema);
   GoldenFile f;
-  f.variant = h.string("variant");
-  f.contract = h.string("contract");
-  f.gpu = h.string("gpu");
-  f.commit = h.string("commit");
-  const nlohmann::json& cases = h.array("cases");
-  h.no_unknown();
-  // A file without cases would replay as a pass while checking nothing.
-  if (cases.empty()) h.fail("cases", "must hold at least one case");
+  const nlohmann::json& cases = read_golden_head(h, kGoldenSchema, f);
   for (std::size_t i = 0; i < cases.size(); ++i) f.cases.push_back(read_case(cases[i], Location{where, i}));
   return f;
 }

@@ -9,6 +9,8 @@
 
 namespace ordo::protocol {
 
+class StrictObject;
+
 // Golden vectors: small problems with the output bits a real GPU produced for one kernel variant.
 // CI has no GPU; replaying these through the host emulator of the variant's contract checks the
 // emulator against hardware bits on every run. Format (ordo.golden/1): corpus/README.md.
@@ -18,17 +20,29 @@ struct GoldenCase {
   std::vector<float> y;  // the GPU's output, [M, N]
 };
 
-struct GoldenFile {
+// Where the bits of a golden file came from; the head of both golden formats (ordo.golden/1 and
+// ordo.golden-backward/1).
+struct GoldenSource {
   std::string variant;
   std::string contract;
   std::string gpu;     // e.g. "NVIDIA H200, sm_90, driver 13.0"
   std::string commit;  // ordo commit that recorded it
+};
+
+struct GoldenFile : GoldenSource {
   std::vector<GoldenCase> cases;
 };
 
 inline constexpr std::string_view kGoldenSchema = "ordo.golden/1";
 
 void write_golden_file(const GoldenFile& f, const std::string& path);
+
+// The head of a golden file as JSON: the schema and the source, written once for both formats.
+nlohmann::json golden_head_json(std::string_view schema, const GoldenSource& source);
+// The JSON of a golden file written to `path` (std::runtime_error when it cannot be opened).
+void write_golden_json(const nlohmann::json& j, const std::string& path);
+// Reads the head of a golden file (its schema exactly `schema`) into `source`, and returns its cases array.
+const nlohmann::json& read_golden_head(StrictObject& h, std::string_view schema, GoldenSource& source);
 
 // Values as 8-hex-digit binary32 bit patterns (exact: NaN payloads and signed zeros included).
 nlohmann::json to_hex(const std::vector<float>& v);

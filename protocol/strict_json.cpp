@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/bounded_file.h"
+#include "core/bounded_json.h"
 #include "core/checked_size.h"
 #include "core/float_bits.h"
 
@@ -117,15 +118,8 @@ json parse_strict_json(std::string_view text, const std::string& file) {
     }
     return true;
   };
-  try {
-    return json::parse(text.begin(), text.end(), cb);
-  } catch (const json::exception& e) {
-    // parse_error, and also out_of_range for a number like 1e999 that overflows a double.
-    std::string what = e.what();
-    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-      what = what.substr(close + 2);
-    where.fail("", "not valid JSON: " + printable(what, 200));
-  }
+  return parse_json_events(
+      text, cb, [&where](const std::string& what) { where.fail("", "not valid JSON: " + printable(what, 200)); });
 }
 
 std::optional<std::uint32_t> parse_hex32(std::string_view s) {

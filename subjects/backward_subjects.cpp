@@ -1,5 +1,6 @@
 #include "subjects/backward_subject.h"
 
+#include "subjects/cuda_variant_facts.h"
 #include "subjects/device_operands.h"
 #include "subjects/variant_traits.h"
 
@@ -80,18 +81,15 @@ class BackwardEmulatorSubject final : public BackwardSubject {
 // ---------------------------------------------------------------------------------------------------
 // CUDA variants.
 
-class BackwardCudaSubject final : public BackwardSubject {
+class BackwardCudaSubject final : public BackwardSubject, private CudaVariantFacts {
  public:
-  BackwardCudaSubject(std::string variant_id, const kernels::LaunchOptions& options)
-      : variant_id_(std::move(variant_id)), options_(options) {
-    const KernelVariant* v = kernels::find_backward_variant(variant_id_);
-    if (!v) throw std::invalid_argument("unknown backward variant " + variant_id_);
-    traits_ = traits_of_variant(*v);
-    operand_dtype_ = v->operand_dtype;
+  BackwardCudaSubject(const std::string& variant_id, const kernels::LaunchOptions& options)
+      : CudaVariantFacts(registered_variant(kernels::find_backward_variant(variant_id), "backward variant", variant_id),
+                         options) {
     weight_call_ = [id = variant_id_](const kernels::BackwardWeightArgs& a) { return kernels::backward_weight(id, a); };
   }
   BackwardCudaSubject(const KernelVariant& v, BackwardWeightCall call)
-      : variant_id_(v.id), traits_(traits_of_variant(v)), operand_dtype_(v.operand_dtype), weight_call_(std::move(call)) {}
+      : CudaVariantFacts(v, kernels::LaunchOptions{}), weight_call_(std::move(call)) {}
   const SubjectTraits& traits() const override { return traits_; }
 
   BackendResult data(const BackwardDataProblem& p) override {
@@ -162,10 +160,6 @@ class BackwardCudaSubject final : public BackwardSubject {
   }
 
  private:
-  std::string variant_id_;
-  kernels::LaunchOptions options_;
-  SubjectTraits traits_;
-  DType operand_dtype_ = DType::f32;
   BackwardWeightCall weight_call_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/float_bits.h"
 
+#include "subjects/cuda_variant_facts.h"
 #include "subjects/device_operands.h"
 #include "subjects/forward_subject.h"
 #include "subjects/variant_traits.h"
@@ -19,18 +20,15 @@ using subjects::DeviceBuffer;
 using subjects::HostOperand;
 using subjects::to_operand;
 
-class CudaForwardSubject final : public ForwardSubject {
+class CudaForwardSubject final : public ForwardSubject, private CudaVariantFacts {
  public:
-  CudaForwardSubject(std::string variant_id, const kernels::LaunchOptions& options)
-      : variant_id_(std::move(variant_id)), options_(options) {
-    const KernelVariant* v = kernels::find_forward_variant(variant_id_);
-    if (!v) throw std::invalid_argument("unknown kernel variant " + variant_id_);
-    traits_ = traits_of_variant(*v);
-    operand_dtype_ = v->operand_dtype;
+  CudaForwardSubject(const std::string& variant_id, const kernels::LaunchOptions& options)
+      : CudaVariantFacts(registered_variant(kernels::find_forward_variant(variant_id), "kernel variant", variant_id),
+                         options) {
     call_ = [id = variant_id_](const kernels::ForwardArgs& a) { return kernels::forward(id, a); };
   }
   CudaForwardSubject(const KernelVariant& v, ForwardCall call)
-      : variant_id_(v.id), traits_(traits_of_variant(v)), operand_dtype_(v.operand_dtype), call_(std::move(call)) {}
+      : CudaVariantFacts(v, kernels::LaunchOptions{}), call_(std::move(call)) {}
   const SubjectTraits& traits() const override { return traits_; }
   std::vector<FailClosedOutcome> fail_closed_scenarios() override {
     FailClosedTarget target{
@@ -87,10 +85,6 @@ class CudaForwardSubject final : public ForwardSubject {
   }
 
  private:
-  std::string variant_id_;
-  kernels::LaunchOptions options_;
-  SubjectTraits traits_;
-  DType operand_dtype_ = DType::f32;
   ForwardCall call_;
 };
 

@@ -43,6 +43,21 @@ Status take_result(Answer& a, std::int64_t rows, std::int64_t cols, std::vector<
   return a.status;
 }
 
+// A forward or dX call, whose answer is a `result` of rows x cols values: the values when it succeeded, none
+// when the call or the library failed. `what` names the call in a worker's failure ("a forward call").
+BackendResult exchange_for_result(const Operation& op, const Request& q, const char* what, std::int64_t rows,
+                                  std::int64_t cols) {
+  BackendResult r;
+  Status answered;
+  const Status s = op.pool->exchange(q, what, [&](Answer& a) {
+    answered = take_result(a, rows, cols, r.y);
+    return true;
+  });
+  r.status = s.ok() ? answered : s;
+  if (!r.status.ok()) r.y.clear();
+  return r;
+}
+
 // The fail-closed scenarios of an operation, forward or backward, run in its worker (defined below).
 std::vector<FailClosedOutcome> isolated_fail_closed(Operation& op);
 
@@ -54,15 +69,7 @@ class IsolatedForwardSubject final : public ForwardSubject {
   BackendResult forward(const ForwardProblem& p) override {
     Request q = op_.request(MessageType::forward);
     q.forward = p;
-    BackendResult r;
-    Status answered;
-    const Status s = op_.pool->exchange(q, "a forward call", [&](Answer& a) {
-      answered = take_result(a, p.M, p.N, r.y);
-      return true;
-    });
-    r.status = s.ok() ? answered : s;
-    if (!r.status.ok()) r.y.clear();
-    return r;
+    return exchange_for_result(op_, q, "a forward call", p.M, p.N);
   }
 
   std::vector<FailClosedOutcome> fail_closed_scenarios() override { return isolated_fail_closed(op_); }
@@ -144,15 +151,7 @@ class IsolatedBackwardSubject final : public BackwardSubject {
       return {Status::error(StatusCode::unsupported_shape, "not a dX subject"), {}};
     Request q = op_.request(MessageType::backward_data);
     q.data = p;
-    BackendResult r;
-    Status answered;
-    const Status s = op_.pool->exchange(q, "a dX call", [&](Answer& a) {
-      answered = take_result(a, p.M, p.K, r.y);
-      return true;
-    });
-    r.status = s.ok() ? answered : s;
-    if (!r.status.ok()) r.y.clear();
-    return r;
+    return exchange_for_result(op_, q, "a dX call", p.M, p.K);
   }
 
   BackwardWeightRun weight(const std::vector<BackwardWeightProblem>& microbatches) override {

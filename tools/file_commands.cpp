@@ -25,6 +25,7 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
+#include "tools/report_command_common.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
 
@@ -187,14 +188,8 @@ int run_check(const CheckCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   // An unusable report folder is found before the work, not after it.
   const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
-  std::unique_ptr<SummaryOutput> summary;
-  try {
-    require_writable_folder(out);
-    summary = std::make_unique<SummaryOutput>(o.json);
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo check: %s\n", e.what());
-    return kExitUnwritable;
-  }
+  const std::unique_ptr<SummaryOutput> summary = open_report_outputs(out, o.json, "check");
+  if (!summary) return kExitUnwritable;
   try {
     protocol::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
     properties::FolderCheckOptions fo;
@@ -220,12 +215,7 @@ int run_check(const CheckCommand& o) {
     std::printf("ordo check: %s, %zu cases, %zu relations, contract %s\n", single ? o.problem.y.c_str() : o.folder.c_str(),
                 folder.manifest().cases.size(), folder.manifest().relations.size(), contract.c_str());
     std::fflush(stdout);
-    reports::Report report;
-    report.command = o.command_line;
-    report.seed = folder.manifest().seed;
-    report.level = folder.manifest().level;
-    report.started_at = reports::utc_now_iso8601();
-    report.environment = probe_environment(false);
+    reports::Report report = begin_report(o.command_line, folder.manifest().seed, folder.manifest().level, false);
     for (PropertyRun& r : properties::check_folder(folder, fo)) report.results.push_back({std::move(r)});
     if (report.results.empty()) {
       std::fprintf(stderr, "ordo check: nothing to judge: no contract (--contract none) and no relations among the selected cases\n");
@@ -234,14 +224,8 @@ int run_check(const CheckCommand& o) {
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report.interrupted = interrupt.stopped();
     for (const reports::ResultRow& row : report.results) print_row(row);
-    try {
-      write_file_atomically(out + "/report.json", reports::to_json(report).dump(2) + "\n");
-      write_file_atomically(out + "/report.md", reports::to_markdown(report));
-      summary->write(report);
-    } catch (const FileWriteError& e) {
-      std::fprintf(stderr, "ordo check: the report was not written: %s\n", e.what());
+    if (!write_report_files(report, out + "/report.json", out + "/report.md", summary.get(), "check"))
       return kExitUnwritable;
-    }
     std::printf("\n%s (%.1f s)\nreport: %s/report.json, %s/report.md\n",
                 report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", report.seconds, out.c_str(),
                 out.c_str());
@@ -374,12 +358,8 @@ void register_file_commands(CLI::App& app, int& exit_code, const std::string& co
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   k->add_option("--out", check.out, "report folder (default: FOLDER/check-report)");
-  k->add_flag("--quiet", check.quiet, "no progress lines");
-  k->add_option("--json", check.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
-  k->callback([&exit_code, &command_line] {
-    check.command_line = command_line;
-    exit_code = run_check(check);
-  });
+  add_quiet_and_summary_flags(k, check.quiet, check.json, "no progress lines");
+  run_with_command_line(k, check, exit_code, command_line, run_check);
 
   static IdentifyCommand identify;
   CLI::App* i = app.add_subcommand("identify", "Find which contract, if any, reproduces the y.npy files of an `ordo cases` "

@@ -35,6 +35,7 @@
 #include "tools/launch_option_flags.h"
 #include "tools/mpi_world.h"
 #include "tools/plugin_isolation_options.h"
+#include "tools/report_command_common.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
 
@@ -336,14 +337,8 @@ int run_fuzz(FuzzOptions o) {
   for (const campaign::TimelinePoint& t : states[0].timeline) report.timeline.push_back({t.seconds, t.cases, t.failures});
   report.bench = nlohmann::json::array();
   for (const auto& row : report.results) print_row(row);
-  try {
-    write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
-    write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
-    summary->write(report);
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo fuzz: the report was not written: %s\n", e.what());
+  if (!write_report_files(report, o.out + "/report.json", o.out + "/report.md", summary.get(), "fuzz"))
     return kExitUnwritable;
-  }
   std::printf("\n%s: %lld cases in %.1f s (%.1f cases/s)%s\nreport: %s/report.json, %s/report.md\n",
               report.interrupted     ? "INTERRUPTED"
               : report.nothing_ran() ? "INCONCLUSIVE (nothing ran here; each row says why)"
@@ -386,12 +381,8 @@ void register_fuzz(CLI::App& app, int& exit_code, const std::string& command_lin
   cmd->add_option("--corpus", o.corpus, "corpus folder: minimised failures are written to CORPUS/failures/");
   cmd->add_option("--out", o.out, "report and checkpoint folder")->capture_default_str();
   cmd->add_option("--level", o.level, "shape limits of the cases: 1 or 2")->check(CLI::Range(1, 2));
-  cmd->add_flag("--quiet", o.quiet, "no progress line");
-  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
-  cmd->callback([&exit_code, &command_line] {
-    o.command_line = command_line;
-    exit_code = run_fuzz(o);
-  });
+  add_quiet_and_summary_flags(cmd, o.quiet, o.json, "no progress line");
+  run_with_command_line(cmd, o, exit_code, command_line, run_fuzz);
 }
 
 }  // namespace ordo::tools

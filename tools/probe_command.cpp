@@ -14,6 +14,7 @@
 #include "tools/cli_values.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/report_command_common.h"
 #include "tools/result_printing.h"
 
 namespace ordo::tools {
@@ -79,13 +80,8 @@ int run_probe(const ProbeCommandOptions& o, const std::string& command_line) {
     std::printf("wgmma probes: not run (wgmma is an sm_90a instruction; this GPU is sm_%d)\n", po.device_sm);
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  try {
-    write_file_atomically(o.out_dir + "/probe.json", reports::to_json(report).dump(2) + "\n");
-    write_file_atomically(o.out_dir + "/probe.md", reports::to_markdown(report));
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo probe: the report was not written: %s\n", e.what());
+  if (!write_report_files(report, o.out_dir + "/probe.json", o.out_dir + "/probe.md", nullptr, "probe"))
     return kExitUnwritable;
-  }
   std::printf("\n%s (%.1f s)\nreport: %s/probe.json, %s/probe.md\n", report.all_passed() ? "PASS" : "FAIL",
               report.seconds, o.out_dir.c_str(), o.out_dir.c_str());
   return exit_code_of(report);

@@ -13,6 +13,7 @@
 #include "subjects/environment_probe.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/report_command_common.h"
 
 namespace ordo::tools {
 namespace {
@@ -115,15 +116,10 @@ int run_replay(const ReplayCommand& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\n%s (%.1f s)\n", properties::replay_summary(tally).c_str(), seconds);
   if (!o.out.empty()) {
-    try {
-      const reports::Report report = build_report(replays, o, seconds);
-      write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
-      write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
-      std::printf("report: %s/report.json, %s/report.md\n", o.out.c_str(), o.out.c_str());
-    } catch (const FileWriteError& e) {
-      std::fprintf(stderr, "ordo replay: the report was not written: %s\n", e.what());
+    const reports::Report report = build_report(replays, o, seconds);
+    if (!write_report_files(report, o.out + "/report.json", o.out + "/report.md", nullptr, "replay"))
       return kExitUnwritable;
-    }
+    std::printf("report: %s/report.json, %s/report.md\n", o.out.c_str(), o.out.c_str());
   }
   return tally.exit_code();
 }

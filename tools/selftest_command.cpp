@@ -22,6 +22,7 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/interrupt.h"
+#include "tools/report_command_common.h"
 #include "tools/summary_output.h"
 #include "tools/selftest_printing.h"
 
@@ -90,21 +91,10 @@ int run_selftest(const SelftestOptions& o) {
                  problem.c_str());
     return kExitUsage;
   }
-  std::unique_ptr<SummaryOutput> summary;
-  try {
-    require_writable_folder(o.out);
-    summary = std::make_unique<SummaryOutput>(o.json);
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo selftest: %s\n", e.what());
-    return kExitUnwritable;
-  }
+  const std::unique_ptr<SummaryOutput> summary = open_report_outputs(o.out, o.json, "selftest");
+  if (!summary) return kExitUnwritable;
 
-  reports::Report report;
-  report.command = o.command_line;
-  report.seed = ho.seed;
-  report.level = o.level;
-  report.started_at = reports::utc_now_iso8601();
-  report.environment = probe_environment(!o.host);
+  reports::Report report = begin_report(o.command_line, ho.seed, o.level, !o.host);
   const bool gpu = report.environment.gpu.has_value();
   if (o.gpu && !gpu) {
     std::fprintf(stderr, "ordo selftest: --gpu given but no GPU is usable: %s\n",
@@ -199,14 +189,8 @@ int run_selftest(const SelftestOptions& o) {
   std::vector<PropertyRun> rows;
   for (const reports::ResultRow& r : report.results) rows.push_back(r.run);
   print_selftest_summary(rows);
-  try {
-    write_file_atomically(o.out + "/report.json", reports::to_json(report).dump(2) + "\n");
-    write_file_atomically(o.out + "/report.md", reports::to_markdown(report));
-    summary->write(report);
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo selftest: the report was not written: %s\n", e.what());
+  if (!write_report_files(report, o.out + "/report.json", o.out + "/report.md", summary.get(), "selftest"))
     return kExitUnwritable;
-  }
   std::printf("%s (%.1f s)\nreport: %s/report.json, %s/report.md\n",
               report.interrupted     ? "INTERRUPTED"
               : report.nothing_ran() ? "INCONCLUSIVE: no mutant could run here, so the self-test proved nothing"
@@ -243,13 +227,9 @@ void register_selftest(CLI::App& app, int& exit_code, const std::string& command
   cmd->add_option("--case", o.case_text, "only case I of each property (reproduce a kill)")
       ->check(integer_in(0, kMaxCases - 1));
   cmd->add_option("--level", o.level, "shape limits and budgets of the suite: 1 or 2")->check(CLI::Range(1, 2));
-  cmd->add_flag("--quiet", o.quiet, "no progress line");
-  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
+  add_quiet_and_summary_flags(cmd, o.quiet, o.json, "no progress line");
   cmd->add_flag("--list", o.list, "print the zoo (id, category, host, GPU, defect) and exit");
-  cmd->callback([&exit_code, &command_line] {
-    o.command_line = command_line;
-    exit_code = run_selftest(o);
-  });
+  run_with_command_line(cmd, o, exit_code, command_line, run_selftest);
 }
 
 }  // namespace ordo::tools

@@ -20,6 +20,7 @@
 #include "tools/interrupt.h"
 #include "tools/launch_option_flags.h"
 #include "tools/plugin_isolation_options.h"
+#include "tools/report_command_common.h"
 #include "tools/result_printing.h"
 #include "tools/summary_output.h"
 
@@ -93,44 +94,19 @@ properties::Suite build_suite(const VerifyOptions& o, const properties::SuiteOpt
   return suite;
 }
 
-// Writes report.json and report.md atomically; a failure is an error with the path and the reason.
-bool write_reports(const reports::Report& report, const std::string& out, std::string* json_path, std::string* md_path) {
-  *json_path = out + "/report.json";
-  *md_path = out + "/report.md";
-  try {
-    write_file_atomically(*json_path, reports::to_json(report).dump(2) + "\n");
-    write_file_atomically(*md_path, reports::to_markdown(report));
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo verify: the report was not written: %s\n", e.what());
-    return false;
-  }
-  return true;
-}
-
 int run_verify(VerifyOptions o) {
   const auto start = std::chrono::steady_clock::now();
   o.seed = parse_seed(o.seed_text, "--seed");
   if (!o.cases_text.empty()) o.cases = parse_integer(o.cases_text, "--cases", 1, kMaxCases);
   if (!o.case_text.empty()) o.only_case = parse_integer(o.case_text, "--case", 0, kMaxCases - 1);
   // An unusable output folder is found before any work, not after the whole run.
-  std::unique_ptr<SummaryOutput> summary;
-  try {
-    require_writable_folder(o.out_dir);
-    summary = std::make_unique<SummaryOutput>(o.json);
-  } catch (const FileWriteError& e) {
-    std::fprintf(stderr, "ordo verify: %s\n", e.what());
-    return kExitUnwritable;
-  }
+  const std::unique_ptr<SummaryOutput> summary = open_report_outputs(o.out_dir, o.json, "verify");
+  if (!summary) return kExitUnwritable;
   if (const std::string problem = oracle::host_fpu_environment_problem(); !problem.empty()) {
     std::cerr << "ordo verify: the host floating-point environment is not IEEE default: " << problem << "\n";
     return kExitUsage;
   }
-  reports::Report report;
-  report.command = o.command_line;
-  report.seed = o.seed;
-  report.level = o.level;
-  report.started_at = reports::utc_now_iso8601();
-  report.environment = probe_environment(!o.no_gpu);
+  reports::Report report = begin_report(o.command_line, o.seed, o.level, !o.no_gpu);
   const bool gpu = report.environment.gpu.has_value();
   if (!gpu && o.require_gpu) {
     std::cerr << "ordo verify: --require-gpu given but no GPU is usable: " << report.environment.gpu_absent_reason << "\n";
@@ -196,8 +172,9 @@ int run_verify(VerifyOptions o) {
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.interrupted = interrupt.stopped();
 
-  std::string json_path, md_path;
-  if (!write_reports(report, o.out_dir, &json_path, &md_path)) return kExitUnwritable;
+  const std::string json_path = o.out_dir + "/report.json";
+  const std::string md_path = o.out_dir + "/report.md";
+  if (!write_report_files(report, json_path, md_path, nullptr, "verify")) return kExitUnwritable;
   try {
     summary->write(report);
   } catch (const FileWriteError& e) {
@@ -255,12 +232,8 @@ void register_verify(CLI::App& app, int& exit_code, const std::string& command_l
   cmd->add_option("--out", o.out_dir, "folder for report.json and report.md")->capture_default_str();
   cmd->add_flag("--require-gpu", o.require_gpu, "exit 3 if no GPU is usable instead of reporting GPU checks as not run");
   cmd->add_flag("--no-gpu", o.no_gpu, "do not look for a GPU");
-  cmd->add_flag("--quiet", o.quiet, "no progress lines");
-  cmd->add_option("--json", o.json, "also write the machine-readable summary (ordo.summary/1) to this file, or to stdout with - (the other output then goes to stderr)");
-  cmd->callback([&exit_code, &command_line] {
-    o.command_line = command_line;
-    exit_code = run_verify(o);
-  });
+  add_quiet_and_summary_flags(cmd, o.quiet, o.json, "no progress lines");
+  run_with_command_line(cmd, o, exit_code, command_line, run_verify);
 }
 
 }  // namespace ordo::tools
