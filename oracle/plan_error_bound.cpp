@@ -27,11 +27,6 @@ std::int64_t segments_of(const ReductionPlan& plan, std::int64_t K) {
   return std::max<std::int64_t>(1, ceil_div(plan.padded_terms(K), plan.segment_length));
 }
 
-void set_one_plus_pow2(mpfr_ptr v, long k) {
-  mpfr_set_ui_2exp(v, 1, -k, MPFR_RNDU);
-  mpfr_add_ui(v, v, 1, MPFR_RNDU);
-}
-
 // FP32 round to nearest, n = longest path, N = all: ((1+u)^n - 1) S + N eta (1+u)^(n-1).
 void rn_combination(std::int64_t n, std::int64_t N, mpfr_srcptr S, mpfr_ptr out) {
   fp32_rounding_error_bound(n, N, S, out);

@@ -1,6 +1,6 @@
 #include "subjects/backward_subject.h"
 
-#include "subjects/cuda_variant_facts.h"
+#include "subjects/cuda_variant_subject.h"
 #include "subjects/device_operands.h"
 #include "subjects/variant_traits.h"
 
@@ -81,16 +81,13 @@ class BackwardEmulatorSubject final : public BackwardSubject {
 // ---------------------------------------------------------------------------------------------------
 // CUDA variants.
 
-class BackwardCudaSubject final : public BackwardSubject, private CudaVariantFacts {
+// The dW launch is call_ (a test may give its own); dX is always the registry's.
+class BackwardCudaSubject final : public CudaVariantSubject<BackwardSubject, kernels::BackwardWeightArgs> {
  public:
   BackwardCudaSubject(const std::string& variant_id, const kernels::LaunchOptions& options)
-      : CudaVariantFacts(registered_variant(kernels::find_backward_variant(variant_id), "backward variant", variant_id),
-                         options) {
-    weight_call_ = [id = variant_id_](const kernels::BackwardWeightArgs& a) { return kernels::backward_weight(id, a); };
-  }
-  BackwardCudaSubject(const KernelVariant& v, BackwardWeightCall call)
-      : CudaVariantFacts(v, kernels::LaunchOptions{}), weight_call_(std::move(call)) {}
-  const SubjectTraits& traits() const override { return traits_; }
+      : CudaVariantSubject(kernels::find_backward_variant(variant_id), "backward variant", variant_id, options,
+                           &kernels::backward_weight) {}
+  BackwardCudaSubject(const KernelVariant& v, BackwardWeightCall call) : CudaVariantSubject(v, std::move(call)) {}
 
   BackendResult data(const BackwardDataProblem& p) override {
     HostOperand g, w;
@@ -144,7 +141,7 @@ class BackwardCudaSubject final : public BackwardSubject, private CudaVariantFac
       if (with_db) a.db = {ddb.get(), DType::f32, 1, N};
       a.accumulate = i > 0;
       a.options = options_;
-      if (Status s = weight_call_(a); !s.ok()) return {s, {}};
+      if (Status s = call_(a); !s.ok()) return {s, {}};
       if ((e = cudaDeviceSynchronize())) return {cuda_status(e, "kernel execution"), {}};
     }
     BackwardWeightRun r;
@@ -159,8 +156,6 @@ class BackwardCudaSubject final : public BackwardSubject, private CudaVariantFac
     return r;
   }
 
- private:
-  BackwardWeightCall weight_call_;
 };
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "core/float_bits.h"
 
-#include "subjects/cuda_variant_facts.h"
+#include "subjects/cuda_variant_subject.h"
 #include "subjects/device_operands.h"
 #include "subjects/forward_subject.h"
 #include "subjects/variant_traits.h"
@@ -20,16 +20,12 @@ using subjects::DeviceBuffer;
 using subjects::HostOperand;
 using subjects::to_operand;
 
-class CudaForwardSubject final : public ForwardSubject, private CudaVariantFacts {
+class CudaForwardSubject final : public CudaVariantSubject<ForwardSubject, kernels::ForwardArgs> {
  public:
   CudaForwardSubject(const std::string& variant_id, const kernels::LaunchOptions& options)
-      : CudaVariantFacts(registered_variant(kernels::find_forward_variant(variant_id), "kernel variant", variant_id),
-                         options) {
-    call_ = [id = variant_id_](const kernels::ForwardArgs& a) { return kernels::forward(id, a); };
-  }
-  CudaForwardSubject(const KernelVariant& v, ForwardCall call)
-      : CudaVariantFacts(v, kernels::LaunchOptions{}), call_(std::move(call)) {}
-  const SubjectTraits& traits() const override { return traits_; }
+      : CudaVariantSubject(kernels::find_forward_variant(variant_id), "kernel variant", variant_id, options,
+                           &kernels::forward) {}
+  CudaForwardSubject(const KernelVariant& v, ForwardCall call) : CudaVariantSubject(v, std::move(call)) {}
   std::vector<FailClosedOutcome> fail_closed_scenarios() override {
     FailClosedTarget target{
         traits_,
@@ -84,8 +80,6 @@ class CudaForwardSubject final : public ForwardSubject, private CudaVariantFacts
     return r;
   }
 
- private:
-  ForwardCall call_;
 };
 
 }  // namespace
