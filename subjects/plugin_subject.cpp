@@ -44,6 +44,17 @@ struct Input {
   }
 };
 
+// The two operands of a call converted to the subject's operand dtype (both first: a value the dtype cannot hold is
+// reported before any upload), then uploaded where the subject reads them (host or device memory).
+Status upload_operands(Input& a, const std::vector<float>& a_values, Input& b, const std::vector<float>& b_values,
+                       DType dtype, bool device) {
+  HostOperand ha, hb;
+  if (Status s = to_operand(a_values, dtype, &ha); !s.ok()) return s;
+  if (Status s = to_operand(b_values, dtype, &hb); !s.ok()) return s;
+  if (Status s = a.upload(ha.data(), ha.bytes(), device); !s.ok()) return s;
+  return b.upload(hb.data(), hb.bytes(), device);
+}
+
 Status synchronize(bool device) {
   if (!device) return Status::success();
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
@@ -108,9 +119,12 @@ std::vector<float> floats_of(const std::vector<unsigned char>& bytes, bool bf16)
   return v;
 }
 
-Status call_forward(const PluginLibrary& lib, const ordo_forward_args& a) {
+// One call of an entry point of the subject ABI: its return code and message as a Status (the message cut to
+// 1023 bytes and terminated, whatever the library wrote).
+template <class Args>
+Status call_abi(const std::function<int(const Args*, char*, size_t)>& entry, const Args& a) {
   char message[1024] = {};
-  const int rc = lib.forward(&a, message, sizeof message);
+  const int rc = entry(&a, message, sizeof message);
   message[sizeof message - 1] = '\0';
   return status_from_abi(rc, message);
 }
@@ -122,12 +136,8 @@ class PluginForwardSubject final : public ForwardSubject {
 
   BackendResult forward(const ForwardProblem& p) override {
     const bool dev = traits_.device_buffers;
-    HostOperand x, w;
-    if (Status s = to_operand(p.x, traits_.operand_dtype, &x); !s.ok()) return {s, {}};
-    if (Status s = to_operand(p.w, traits_.operand_dtype, &w); !s.ok()) return {s, {}};
     Input in_x{"x", {}, {}}, in_w{"w", {}, {}}, in_b{"bias", {}, {}};
-    if (Status s = in_x.upload(x.data(), x.bytes(), dev); !s.ok()) return {s, {}};
-    if (Status s = in_w.upload(w.data(), w.bytes(), dev); !s.ok()) return {s, {}};
+    if (Status s = upload_operands(in_x, p.x, in_w, p.w, traits_.operand_dtype, dev); !s.ok()) return {s, {}};
     if (p.bias)
       if (Status s = in_b.upload(p.bias->data(), p.bias->size() * 4, dev); !s.ok()) return {s, {}};
     const DType y_dtype = p.bf16_output ? DType::bf16 : DType::f32;
@@ -153,7 +163,7 @@ class PluginForwardSubject final : public ForwardSubject {
   }
 
  private:
-  Status call(const ordo_forward_args& a) { return call_forward(*lib_, a); }
+  Status call(const ordo_forward_args& a) { return call_abi(lib_->forward, a); }
   std::shared_ptr<PluginLibrary> lib_;
   SubjectTraits traits_;
 };
@@ -171,12 +181,8 @@ class PluginBackwardSubject final : public BackwardSubject {
   BackendResult data(const BackwardDataProblem& p) override {
     if (op_ != ORDO_OP_BACKWARD_DATA) return {Status::error(StatusCode::unsupported_shape, "not a dX subject"), {}};
     const bool dev = traits_.device_buffers;
-    HostOperand g, w;
-    if (Status s = to_operand(p.g, traits_.operand_dtype, &g); !s.ok()) return {s, {}};
-    if (Status s = to_operand(p.w, traits_.operand_dtype, &w); !s.ok()) return {s, {}};
     Input in_g{"g", {}, {}}, in_w{"w", {}, {}};
-    if (Status s = in_g.upload(g.data(), g.bytes(), dev); !s.ok()) return {s, {}};
-    if (Status s = in_w.upload(w.data(), w.bytes(), dev); !s.ok()) return {s, {}};
+    if (Status s = upload_operands(in_g, p.g, in_w, p.w, traits_.operand_dtype, dev); !s.ok()) return {s, {}};
     GuardedBuffer dx;
     if (Status s = dx.allocate(static_cast<std::size_t>(p.M * p.K) * 4, dev); !s.ok()) return {s, {}};
     ordo_backward_data_args a{};
@@ -185,12 +191,7 @@ class PluginBackwardSubject final : public BackwardSubject {
     a.w = tensor(in_w.buffer, traits_.operand_dtype, p.N, p.K);
     a.dx = output(dx, DType::f32, p.M, p.K);
     std::vector<unsigned char> bytes;
-    const Status s = run_and_check(dx, "dx", 4, p.K, {&in_g, &in_w}, dev, [&] {
-      char message[1024] = {};
-      const int rc = lib_->backward_data(&a, message, sizeof message);
-      message[sizeof message - 1] = '\0';
-      return status_from_abi(rc, message);
-    }, bytes);
+    const Status s = run_and_check(dx, "dx", 4, p.K, {&in_g, &in_w}, dev, [&] { return call_abi(lib_->backward_data, a); }, bytes);
     if (!s.ok()) return {s, {}};
     return {Status::success(), floats_of(bytes, false)};
   }
@@ -212,12 +213,8 @@ class PluginBackwardSubject final : public BackwardSubject {
       const BackwardWeightProblem& p = microbatches[i];
       if (p.N != N || p.K != K || p.with_bias_grad != with_db)
         return {Status::error(StatusCode::tool_error, "microbatches disagree on N, K or db"), {}};
-      HostOperand x, g;
-      if (Status s = to_operand(p.x, traits_.operand_dtype, &x); !s.ok()) return {s, {}};
-      if (Status s = to_operand(p.g, traits_.operand_dtype, &g); !s.ok()) return {s, {}};
       Input in_x{"x", {}, {}}, in_g{"g", {}, {}}, in_k{"keys", {}, {}};
-      if (Status s = in_x.upload(x.data(), x.bytes(), dev); !s.ok()) return {s, {}};
-      if (Status s = in_g.upload(g.data(), g.bytes(), dev); !s.ok()) return {s, {}};
+      if (Status s = upload_operands(in_x, p.x, in_g, p.g, traits_.operand_dtype, dev); !s.ok()) return {s, {}};
       if (p.keys)
         if (Status s = in_k.upload(p.keys->values.data(), p.keys->values.size() * 8, dev); !s.ok()) return {s, {}};
       ordo_backward_weight_args a{};
@@ -228,12 +225,7 @@ class PluginBackwardSubject final : public BackwardSubject {
       a.dw = output(dw, DType::f32, N, K);
       if (with_db) a.db = output(db, DType::f32, 1, N);
       a.accumulate = i > 0 ? 1 : 0;
-      auto call = [&] {
-        char message[1024] = {};
-        const int rc = lib_->backward_weight(&a, message, sizeof message);
-        message[sizeof message - 1] = '\0';
-        return status_from_abi(rc, message);
-      };
+      auto call = [&] { return call_abi(lib_->backward_weight, a); };
       std::vector<Input*> inputs{&in_x, &in_g};
       if (p.keys) inputs.push_back(&in_k);
       if (i == 0) {
@@ -283,7 +275,7 @@ FailClosedTarget plugin_fail_closed_target(const std::shared_ptr<PluginLibrary>&
             a.bias = {k.bias.data, dtype_to_abi(k.bias.dtype), k.bias.rows, k.bias.cols};
             a.y = {k.y, dtype_to_abi(k.y_dtype), k.y_rows, k.y_cols};
             a.stream = k.stream;
-            return call_forward(*library, a);
+            return call_abi(library->forward, a);
           },
           {}};
 }
@@ -305,10 +297,7 @@ BackwardFailClosedTarget plugin_backward_fail_closed_target(const std::shared_pt
     a.w = tensor_of(k.w);
     a.dx = output_of(k.dx);
     a.stream = k.stream;
-    char message[1024] = {};
-    const int rc = library->backward_data(&a, message, sizeof message);
-    message[sizeof message - 1] = '\0';
-    return status_from_abi(rc, message);
+    return call_abi(library->backward_data, a);
   };
   target.call_weight = [library, tensor_of, output_of](const kernels::BackwardWeightArgs& k) {
     ordo_backward_weight_args a{};
@@ -320,10 +309,7 @@ BackwardFailClosedTarget plugin_backward_fail_closed_target(const std::shared_pt
     a.db = output_of(k.db);
     a.accumulate = k.accumulate ? 1 : 0;
     a.stream = k.stream;
-    char message[1024] = {};
-    const int rc = library->backward_weight(&a, message, sizeof message);
-    message[sizeof message - 1] = '\0';
-    return status_from_abi(rc, message);
+    return call_abi(library->backward_weight, a);
   };
   return target;
 }

@@ -181,6 +181,20 @@ protocol::CaseFolder open_cases(const std::string& folder, const ProblemFiles& p
   return protocol::CaseFolder(folder, protocol::read_manifest(folder));
 }
 
+// Runs `body`: bad input (a malformed input file or manifest) is exit 2, "ordo COMMAND: bad input, nothing
+// DONE: WHY", with nothing judged or compared.
+template <class Body>
+int refusing_bad_input(const char* command, const char* done, const Body& body) {
+  try {
+    return body();
+  } catch (const protocol::InputError& e) {
+    std::fprintf(stderr, "ordo %s: bad input, nothing %s: %s\n", command, done, e.what());
+  } catch (const protocol::ManifestError& e) {
+    std::fprintf(stderr, "ordo %s: bad input, nothing %s: %s\n", command, done, e.what());
+  }
+  return kExitUsage;
+}
+
 int run_check(const CheckCommand& o) {
   const bool single = o.problem.given();
   if (single && (o.contract.empty() || o.contract == "none"))
@@ -190,7 +204,7 @@ int run_check(const CheckCommand& o) {
   const std::string out = !o.out.empty() ? o.out : single ? "ordo-check" : o.folder + "/check-report";
   const std::unique_ptr<SummaryOutput> summary = open_report_outputs(out, o.json, "check");
   if (!summary) return kExitUnwritable;
-  try {
+  return refusing_bad_input("check", "judged", [&]() -> int {
     protocol::CaseFolder folder = open_cases(o.folder, o.problem, o.contract);
     properties::FolderCheckOptions fo;
     const protocol::CasesManifest& manifest = folder.manifest();
@@ -230,13 +244,7 @@ int run_check(const CheckCommand& o) {
                 report.interrupted ? "INTERRUPTED" : report.all_passed() ? "PASS" : "FAIL", report.seconds, out.c_str(),
                 out.c_str());
     return exit_code_of(report, interrupt.signal());
-  } catch (const protocol::InputError& e) {
-    std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
-    return kExitUsage;
-  } catch (const protocol::ManifestError& e) {
-    std::fprintf(stderr, "ordo check: bad input, nothing judged: %s\n", e.what());
-    return kExitUsage;
-  }
+  });
 }
 
 struct IdentifyCommand {
@@ -258,7 +266,7 @@ int run_identify(const IdentifyCommand& o) {
       return kExitUnwritable;
     }
   }
-  try {
+  return refusing_bad_input("identify", "compared", [&]() -> int {
     protocol::CaseFolder folder = open_cases(o.folder, o.problem, "none");
     const std::string source = o.problem.given() ? o.problem.y : o.folder;
     properties::IdentifyOptions io;
@@ -315,13 +323,7 @@ int run_identify(const IdentifyCommand& o) {
       std::printf("  written: %s\n", o.json.c_str());
     }
     return r.matches.empty() ? kExitFail : kExitPass;
-  } catch (const protocol::InputError& e) {
-    std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
-    return kExitUsage;
-  } catch (const protocol::ManifestError& e) {
-    std::fprintf(stderr, "ordo identify: bad input, nothing compared: %s\n", e.what());
-    return kExitUsage;
-  }
+  });
 }
 
 }  // namespace

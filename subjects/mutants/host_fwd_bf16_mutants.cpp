@@ -75,25 +75,17 @@ const std::vector<Twin>& twins() {
 
 }  // namespace
 
-std::vector<HostTwinInfo> fwd_bf16_twin_infos() {
-  std::vector<HostTwinInfo> out;
-  for (const Twin& t : twins()) out.push_back(t.info);
-  return out;
-}
+std::vector<HostTwinInfo> fwd_bf16_twin_infos() { return infos_of(twins()); }
 
 std::unique_ptr<ForwardSubject> make_fwd_bf16_twin(const std::string& id) {
-  for (const Twin& t : twins())
-    if (t.info.id == id)
-      return std::make_unique<HostForwardBf16Twin>(host_twin_traits(t.info.id, t.info.contract_id, t.info.defect),
-                                                   t.defect);
-  return nullptr;
+  const Twin* t = find_twin(twins(), id);
+  if (t == nullptr) return nullptr;
+  return std::make_unique<HostForwardBf16Twin>(twin_traits(t->info), t->defect);
 }
 
 std::unique_ptr<ForwardSubject> make_fwd_bf16_contract_twin() {
-  SubjectTraits t = host_twin_traits("host.twin.fwd.bf16.contract-chain", "fwd.bf16.tc-fdpa-sm90/1",
-                                     "no defect: the contract's chain, through the twins' code");
-  t.is_mutant = false;
-  return std::make_unique<HostForwardBf16Twin>(std::move(t), std::nullopt);
+  return std::make_unique<HostForwardBf16Twin>(
+      contract_twin_traits("host.twin.fwd.bf16.contract-chain", "fwd.bf16.tc-fdpa-sm90/1"), std::nullopt);
 }
 
 }  // namespace ordo::mutants

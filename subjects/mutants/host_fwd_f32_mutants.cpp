@@ -66,25 +66,17 @@ const std::vector<Twin>& twins() {
 
 }  // namespace
 
-std::vector<HostTwinInfo> fwd_f32_twin_infos() {
-  std::vector<HostTwinInfo> out;
-  for (const Twin& t : twins()) out.push_back(t.info);
-  return out;
-}
+std::vector<HostTwinInfo> fwd_f32_twin_infos() { return infos_of(twins()); }
 
 std::unique_ptr<ForwardSubject> make_fwd_f32_twin(const std::string& id) {
-  for (const Twin& t : twins())
-    if (t.info.id == id)
-      return std::make_unique<HostForwardF32Twin>(host_twin_traits(t.info.id, t.info.contract_id, t.info.defect),
-                                                  t.compute);
-  return nullptr;
+  const Twin* t = find_twin(twins(), id);
+  if (t == nullptr) return nullptr;
+  return std::make_unique<HostForwardF32Twin>(twin_traits(t->info), t->compute);
 }
 
 std::unique_ptr<ForwardSubject> make_fwd_f32_contract_twin() {
-  SubjectTraits t = host_twin_traits("host.twin.fwd.f32.contract-chain", "fwd.f32.fma-chain/1",
-                                     "no defect: the contract's chain, through the twins' code");
-  t.is_mutant = false;
-  return std::make_unique<HostForwardF32Twin>(std::move(t), &ContractChain::compute);
+  return std::make_unique<HostForwardF32Twin>(
+      contract_twin_traits("host.twin.fwd.f32.contract-chain", "fwd.f32.fma-chain/1"), &ContractChain::compute);
 }
 
 }  // namespace ordo::mutants
