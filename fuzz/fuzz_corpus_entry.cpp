@@ -14,7 +14,7 @@
 #include "core/checked_size.h"
 #include "core/float_bits.h"
 #include "core/reduction_plan.h"
-#include "fuzz/fuzz_corpus_reader.h"
+#include "fuzz/fuzz_support.h"
 #include "core/problem_checks.h"
 #include "protocol/corpus_entry.h"
 #include "protocol/sha256.h"
@@ -44,8 +44,9 @@ bool all_bf16(const std::vector<float>& v) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ordo;
   using protocol::EntryKind;
-  return fuzz::fuzz_corpus_reader(data, size, [](std::string_view text) {
-    const protocol::CorpusEntry e = protocol::parse_corpus_entry_text(text, fuzz::kWhere, empty_npy_dir());
+  try {
+    const protocol::CorpusEntry e =
+        protocol::parse_corpus_entry_text(fuzz::as_text(data, size), fuzz::kWhere, empty_npy_dir());
     const Contract& k = e.contract;
     ORDO_FUZZ_REQUIRE(plan_problem(k.plan, k.kind).empty(), "the entry's contract has a consistent plan");
     const bool bf16 = k.plan.operand_dtype == DType::bf16;
@@ -120,5 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                           "the observed values match their digest");
       }
     }
-  });
+  } catch (const protocol::CorpusError& e) {
+    ORDO_FUZZ_REQUIRE(fuzz::names_source(e.what()), "a CorpusError names the file first");
+  }
+  return 0;
 }

@@ -2,14 +2,15 @@
 // parse_golden_backward_text). Documented failure: CorpusError. Promise for an accepted file: every
 // case holds exactly one problem, which passes ordo::validate, and outputs of the problem's shape.
 #include "core/checked_size.h"
-#include "fuzz/fuzz_corpus_reader.h"
+#include "fuzz/fuzz_support.h"
 #include "protocol/golden_backward.h"
 #include "protocol/strict_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ordo;
-  return fuzz::fuzz_corpus_reader(data, size, [](std::string_view text) {
-    const protocol::GoldenBackwardFile f = protocol::parse_golden_backward_text(text, fuzz::kWhere);
+  try {
+    const protocol::GoldenBackwardFile f =
+        protocol::parse_golden_backward_text(fuzz::as_text(data, size), fuzz::kWhere);
     ORDO_FUZZ_REQUIRE(!f.cases.empty(), "an accepted file has cases");
     for (const protocol::GoldenBackwardCase& c : f.cases) {
       ORDO_FUZZ_REQUIRE(c.data.has_value() != c.weight.has_value(), "a case is dX or dW, not both");
@@ -26,5 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ORDO_FUZZ_REQUIRE(token_order(p).rows.size() <= static_cast<std::size_t>(p.T), "token order within T");
       }
     }
-  });
+  } catch (const protocol::CorpusError& e) {
+    ORDO_FUZZ_REQUIRE(fuzz::names_source(e.what()), "a CorpusError names the file first");
+  }
+  return 0;
 }
