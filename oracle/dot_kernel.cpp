@@ -86,11 +86,11 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 // Inlined, so that the accumulators stay in registers (a call would put them, and their clearing, in memory).
 __attribute__((target("avx512f"), always_inline)) inline void reduce8(const __m512i (&v)[8], std::int64_t* out) {
   __m512i t[4];
-  for (int i = 0; i < 4; ++i)  // per 128-bit block: (v[2i] pair sum, v[2i+1] pair sum)
+  for (std::size_t i = 0; i < 4; ++i)  // per 128-bit block: (v[2i] pair sum, v[2i+1] pair sum)
     t[i] =
         _mm512_add_epi64(_mm512_unpacklo_epi64(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_epi64(v[2 * i], v[2 * i + 1]));
   __m512i u[2];
-  for (int i = 0; i < 2; ++i)  // blocks 0,1 of t[2i] summed, blocks 2,3, then the same of t[2i+1]
+  for (std::size_t i = 0; i < 2; ++i)  // blocks 0,1 of t[2i] summed, blocks 2,3, then the same of t[2i+1]
     u[i] = _mm512_add_epi64(_mm512_shuffle_i64x2(t[2 * i], t[2 * i + 1], 0x88),
                             _mm512_shuffle_i64x2(t[2 * i], t[2 * i + 1], 0xDD));
   _mm512_storeu_si512(out,

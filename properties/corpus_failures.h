@@ -44,6 +44,6 @@ protocol::CorpusEntry failure_entry(const FailureRecordInput& in);
 // A minimised case as the corpus records it, and back (std::invalid_argument for a value family this
 // build does not know).
 protocol::FailureCase failure_case_of(const ForwardCase& c);
-ForwardCase forward_case_of(const protocol::FailureCase& c);
+ForwardCase forward_case_of(const protocol::FailureCase& f);
 
 }  // namespace ordo::properties
