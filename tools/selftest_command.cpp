@@ -46,8 +46,10 @@ void require_known(const std::vector<std::string>& given, const std::vector<std:
     if (std::find(known.begin(), known.end(), v) != known.end()) continue;
     std::string hint;
     for (const std::string& n : nearest_names(v, known)) hint += (hint.empty() ? "" : ", ") + n;
-    throw CLI::ValidationError(
-        option, "no " + std::string(option + 2) + " \"" + v + "\"; nearest: " + hint + " (" + where + ")");
+    std::string message = "no ";
+    message.append(option + 2).append(" \"").append(v).append("\"; nearest: ").append(hint);
+    message.append(" (").append(where).append(")");
+    throw CLI::ValidationError(option, message);
   }
 }
 
