@@ -54,11 +54,11 @@ int ordo_harness_contract_builtin(size_t index, ordo_harness_contract** out) {
   });
 }
 
-int ordo_harness_contract_load(const char* text, ordo_harness_contract** out) {
+int ordo_harness_contract_load(const char* id_path_or_json, ordo_harness_contract** out) {
   return guarded("ordo_harness_contract_load", [&] {
     if (out == nullptr) ordo::api::argument_error("out is NULL");
-    if (text == nullptr) ordo::api::argument_error("the contract (an id, a path or a JSON text) is NULL");
-    const std::string s(text);
+    if (id_path_or_json == nullptr) ordo::api::argument_error("the contract (an id, a path or a JSON text) is NULL");
+    const std::string s(id_path_or_json);
     try {
       const ordo::Contract c = !s.empty() && s.find_first_not_of(" \t\r\n") != std::string::npos &&
                                        s[s.find_first_not_of(" \t\r\n")] == '{'

@@ -174,7 +174,7 @@ std::vector<FailClosedOutcome> run_data(const BackwardFailClosedTarget& target) 
       {"N = 0", StatusCode::bad_size, [](A& a) { a.g.cols = 0; a.w.rows = 0; }},
       {"K = -1", StatusCode::bad_size, [](A& a) { a.w.cols = -1; a.dx.cols = -1; }},
       {"w.rows != g.cols", StatusCode::inconsistent_size, [N](A& a) { a.w.rows = N - 1; }},
-      {"dx rows != M", StatusCode::inconsistent_size, [M](A& a) { a.dx.rows = M + 1; }},
+      {"dx rows != M", StatusCode::inconsistent_size, [](A& a) { a.dx.rows = M + 1; }},
       {"dx cols != K", StatusCode::inconsistent_size, [K](A& a) { a.dx.cols = K - 1; }},
       {"g is null", StatusCode::null_pointer, [](A& a) { a.g.data = nullptr; }},
       {"w is null", StatusCode::null_pointer, [](A& a) { a.w.data = nullptr; }},
@@ -274,7 +274,7 @@ std::vector<FailClosedOutcome> run_weight(const BackwardFailClosedTarget& target
   });
   add("K = 0", StatusCode::bad_size, [](A& a) { a.x.cols = 0; a.dw.cols = 0; });
   add("N = 0", StatusCode::bad_size, [](A& a) { a.g.cols = 0; a.dw.rows = 0; a.db.cols = 0; });
-  add("g.rows != x.rows", StatusCode::inconsistent_size, [T](A& a) { a.g.rows = T - 1; });
+  add("g.rows != x.rows", StatusCode::inconsistent_size, [](A& a) { a.g.rows = T - 1; });
   add("dw rows != N", StatusCode::inconsistent_size, [N](A& a) { a.dw.rows = N + 1; });
   add("dw cols != K", StatusCode::inconsistent_size, [K](A& a) { a.dw.cols = K - 1; });
   add("db length != N", StatusCode::inconsistent_size, [N](A& a) { a.db.cols = N + 1; });
@@ -285,13 +285,13 @@ std::vector<FailClosedOutcome> run_weight(const BackwardFailClosedTarget& target
   add("dw is x", StatusCode::aliasing, [](A& a) { a.x.data = a.dw.data; });
   add("db overlaps dw", StatusCode::aliasing, [](A& a) { a.db.data = static_cast<float*>(a.dw.data) + 2; });
   add("g overlaps the end of dw", StatusCode::aliasing,
-      [T, N, es](A& a) { a.g.data = byte_offset(a.dw.data, 16 - whole_units(T * N * static_cast<std::int64_t>(es))); });
+      [N, es](A& a) { a.g.data = byte_offset(a.dw.data, 16 - whole_units(T * N * static_cast<std::int64_t>(es))); });
   if (keyed) {
     // The keys the contract refuses, by shape and by value (core/logical_keys.h).
     add("keys are f32", StatusCode::bad_keys, [](A& a) { a.keys.dtype = DType::f32; });
     add("keys have 1 column", StatusCode::bad_keys, [](A& a) { a.keys.cols = 1; });
     add("keys have 4 columns", StatusCode::bad_keys, [](A& a) { a.keys.cols = 4; });
-    add("keys have T - 1 rows", StatusCode::bad_keys, [T](A& a) { a.keys.rows = T - 1; });
+    add("keys have T - 1 rows", StatusCode::bad_keys, [](A& a) { a.keys.rows = T - 1; });
     add("keys are misaligned by 1 byte", StatusCode::misaligned, [](A& a) { a.keys.data = byte_offset(a.keys.data, 1); });
     add("dw overlaps the keys", StatusCode::aliasing, [](A& a) { a.dw.data = static_cast<std::int64_t*>(const_cast<void*>(a.keys.data)) + 1; });
     std::vector<std::int64_t> duplicate = key_values;

@@ -43,9 +43,9 @@ struct PluginLibrary {
 
 // Opens and validates; throws PluginError "PATH: FIELD: what is wrong".
 std::shared_ptr<PluginLibrary> open_plugin_library(const std::string& path);
-// Validates a description as open_plugin_library does (`where` names the subject in messages) and returns
+// Validates a description as open_plugin_library does (`path` names the subject in messages) and returns
 // the library without entry points: the caller sets those of the operations it declares.
-std::shared_ptr<PluginLibrary> plugin_library_from_description(const std::string& where, const ordo_subject_info& info);
+std::shared_ptr<PluginLibrary> plugin_library_from_description(const std::string& path, const ordo_subject_info& info);
 
 // An ORDO_STATUS_* code as ordo's status (an unknown code is a subject fault).
 Status status_from_abi(int code, const char* message);
