@@ -33,7 +33,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 // this case and reaches the subject as a failure of the caller (a tool error of the case, never a verdict
 // on the subject's arithmetic).
 template <class Args, class Fn>
-std::function<int(const Args*, char*, size_t)> bind_callback(Fn fn, void* user, const std::shared_ptr<std::atomic<bool>>& abort) {
+std::function<int(const Args*, char*, size_t)> bind_callback(Fn fn, void* user,
+                                                             const std::shared_ptr<std::atomic<bool>>& abort) {
   if (fn == nullptr) return {};
   return [fn, user, abort](const Args* a, char* message, size_t size) {
     const int rc = fn(user, a, message, size);

@@ -191,7 +191,8 @@ class PluginBackwardSubject final : public BackwardSubject {
     a.w = tensor(in_w.buffer, traits_.operand_dtype, p.N, p.K);
     a.dx = output(dx, DType::f32, p.M, p.K);
     std::vector<unsigned char> bytes;
-    const Status s = run_and_check(dx, "dx", 4, p.K, {&in_g, &in_w}, dev, [&] { return call_abi(lib_->backward_data, a); }, bytes);
+    const Status s = run_and_check(
+        dx, "dx", 4, p.K, {&in_g, &in_w}, dev, [&] { return call_abi(lib_->backward_data, a); }, bytes);
     if (!s.ok()) return {s, {}};
     return {Status::success(), floats_of(bytes, false)};
   }
