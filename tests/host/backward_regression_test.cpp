@@ -17,6 +17,7 @@
 #include "protocol/corpus_entry.h"
 #include "properties/corpus_replay.h"
 #include "protocol/strict_json.h"
+#include "test_support.h"
 
 namespace ordo::testing {
 namespace {
@@ -70,7 +71,7 @@ std::string mutated_copy(const std::filesystem::path& from, const std::string& n
   std::ifstream in(from);
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);
   edit(j);
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  const std::string path = ordo::testing::process_temp_path(name);
   std::ofstream(path) << j.dump(1) << "\n";
   return path;
 }

@@ -7,6 +7,7 @@
 
 #include "core/contract.h"
 #include "core/contract_file.h"
+#include "test_support.h"
 
 namespace ordo {
 namespace {
@@ -195,7 +196,7 @@ TEST(ContractFile, UnknownIdsNameTheNearestBuiltIns) {
 }
 
 TEST(ContractFile, AFileMayNotReuseABuiltInIdForAnotherPlan) {
-  const std::string path = ::testing::TempDir() + "/reuse.json";
+  const std::string path = ordo::testing::process_temp_path("reuse.json");
   {
     std::FILE* f = std::fopen(path.c_str(), "w");
     ASSERT_NE(f, nullptr);

@@ -25,6 +25,8 @@
 #include "protocol/strict_json.h"
 #include "protocol/npy.h"
 #include "subjects/backward_subject.h"
+#include "corpus_error.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -45,12 +47,8 @@ using protocol::write_corpus_entry;
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("corpus_entry_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// An empty folder of this run's own (two runs at once never share it).
+fs::path fresh_dir(const std::string& name) { return ordo::testing::unique_temp_dir("corpus-entry-" + name); }
 
 ojson load(const fs::path& p) {
   std::ifstream in(p);
@@ -83,17 +81,9 @@ CorpusEntry forward_entry(const ForwardCase& fc, const Contract& contract = cont
   return e;
 }
 
+// The message read_corpus_entry refuses `path` with (a failure if it accepts it or throws another type).
 std::string read_error(const std::string& path) {
-  try {
-    read_corpus_entry(path);
-  } catch (const CorpusError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << path << ": not a CorpusError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << path << " was accepted";
-  return "";
+  return ordo::testing::corpus_error_of([](const std::string& p) { return read_corpus_entry(p); }, path);
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {

@@ -17,6 +17,8 @@
 #include "protocol/golden_corpus.h"
 #include "protocol/regression_corpus.h"
 #include "protocol/strict_json.h"
+#include "corpus_error.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -38,9 +40,7 @@ using Edit = std::function<void(ojson&)>;
 // The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (protocol/corpus_legacy.h).
 const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / ("corpus_parser_" + name)).string();
-}
+std::string temp_path(const std::string& name) { return ordo::testing::process_temp_path("corpus_parser_" + name); }
 
 std::string write_text(const std::string& name, const std::string& text) {
   const std::string path = temp_path(name);
@@ -48,21 +48,7 @@ std::string write_text(const std::string& name, const std::string& text) {
   return path;
 }
 
-// The message of the CorpusError that `read` throws for `path`; a failure if it throws another type
-// (the readers promise CorpusError only) or accepts the file.
-template <class Read>
-std::string error_of(Read read, const std::string& path) {
-  try {
-    read(path);
-  } catch (const CorpusError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << path << ": threw an exception that is not a CorpusError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << path << " was accepted";
-  return "";
-}
+using ordo::testing::corpus_error_of;
 
 // A valid ordo.golden/1 file: one case, M = 1, N = 2, K = 2, with a bias.
 ojson golden_json() {
@@ -80,7 +66,7 @@ std::string golden_file(const std::string& name, const Edit& edit) {
   return write_text(name, j.dump());
 }
 
-std::string golden_error(const std::string& path) { return error_of(read_golden_file, path); }
+std::string golden_error(const std::string& path) { return corpus_error_of(read_golden_file, path); }
 
 void set_case(ojson& j, const char* field, const ojson& v) { j["cases"][0][field] = v; }
 
@@ -272,7 +258,7 @@ TEST(GoldenParser, AMissingFileIsALocatedError) {
 }
 
 TEST(GoldenParser, ParseFromTextNamesTheSource) {
-  EXPECT_EQ(error_of([](const std::string& t) { return parse_golden_text(t, "<text>"); }, "[]"),
+  EXPECT_EQ(corpus_error_of([](const std::string& t) { return parse_golden_text(t, "<text>"); }, "[]"),
             "<text>: must be a JSON object, got an array of 0");
 }
 
@@ -290,7 +276,7 @@ ojson backward_json() {
 std::string backward_error(const std::string& name, const Edit& edit) {
   ojson j = backward_json();
   edit(j);
-  return error_of(read_golden_backward_file, write_text(name, j.dump()));
+  return corpus_error_of(read_golden_backward_file, write_text(name, j.dump()));
 }
 
 TEST(GoldenBackwardParser, TheBaseFileReads) {
@@ -389,7 +375,7 @@ ojson regression_json() {
 std::string regression_error(const std::string& name, const Edit& edit) {
   ojson j = regression_json();
   edit(j);
-  return error_of(read_regression_file, write_text(name, j.dump()));
+  return corpus_error_of(read_regression_file, write_text(name, j.dump()));
 }
 
 TEST(RegressionParser, TheRealFileReads) {

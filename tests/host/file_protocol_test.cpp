@@ -17,6 +17,7 @@
 #include "properties/identify.h"
 #include "protocol/npy.h"
 #include "subjects/files_subject.h"
+#include "error_message.h"
 #include "test_support.h"
 
 namespace ordo::properties {
@@ -156,6 +157,12 @@ TEST(FileProtocol, Bf16OutputsAreJudgedByTheirFilesDtype) {
   EXPECT_THROW(check_folder(folder, o), InputError);
 }
 
+// The ManifestError that manifest_from_json refuses j with; "" and a failure saying `accepted` if it reads.
+std::string manifest_error(const nlohmann::json& j, const std::string& accepted) {
+  return ordo::testing::error_message<protocol::ManifestError>([&] { protocol::manifest_from_json(j, "m.json"); },
+                                                                accepted);
+}
+
 std::string input_error(CaseFolder& folder) {
   try {
     FolderCheckOptions o;
@@ -265,22 +272,14 @@ TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
   EXPECT_EQ(m.defined_contract->plan.segment_length, seg.plan.segment_length);
   nlohmann::json j = protocol::manifest_to_json(m);
   j["contract_definition"]["id"] = "fwd.f32.other/1";
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    ADD_FAILURE() << "a definition of another id was accepted";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("contract_definition.id"), std::string::npos) << e.what();
-  }
+  const std::string other_id = manifest_error(j, "a definition of another id was accepted");
+  EXPECT_NE(other_id.find("contract_definition.id"), std::string::npos) << other_id;
   // A built-in id with another plan: the id claims an arithmetic the definition does not state.
   j = protocol::manifest_to_json(m);
   j["contract"] = "fwd.f32.fma-chain/1";
   j["contract_definition"]["id"] = "fwd.f32.fma-chain/1";
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    ADD_FAILURE() << "a built-in id with another plan was accepted";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("is a built-in contract with another plan"), std::string::npos) << e.what();
-  }
+  const std::string other_plan = manifest_error(j, "a built-in id with another plan was accepted");
+  EXPECT_NE(other_plan.find("is a built-in contract with another plan"), std::string::npos) << other_plan;
 }
 
 // Relations compare two outputs; the judge once kept a reference to the first while loading the second
@@ -375,12 +374,9 @@ TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
   EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
   j = protocol::manifest_to_json(m);
   j["relations"][0]["subject"]["rows"][0] = 10000;
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    FAIL() << "accepted a row outside its case";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("m.json: relations[0].subject.rows[0]: 10000 is outside M ="), std::string::npos) << e.what();
-  }
+  const std::string outside = manifest_error(j, "accepted a row outside its case");
+  ASSERT_FALSE(outside.empty());
+  EXPECT_NE(outside.find("m.json: relations[0].subject.rows[0]: 10000 is outside M ="), std::string::npos) << outside;
   j = protocol::manifest_to_json(m);
   j["cases"][0]["x"] = "../../etc/passwd";
   EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
@@ -402,14 +398,9 @@ TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
       {good.substr(0, good.size() - 1) + ",\"cases\":[]}", "m.json: \"cases\" is given twice in one object"},
       {good.substr(0, 10), "m.json: not valid JSON: "},
   };
-  for (const auto& c : cases) {
-    try {
-      (void)protocol::parse_manifest(c.text, "m.json");
-      ADD_FAILURE() << "accepted; expected: " << c.message;
-    } catch (const protocol::ManifestError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
-    }
-  }
+  for (const auto& c : cases)
+    ordo::testing::expect_refused_with_prefix<protocol::ManifestError>(
+        [](const std::string& text) { return protocol::parse_manifest(text, "m.json"); }, c.text, c.message);
 }
 
 TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {

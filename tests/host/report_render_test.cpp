@@ -2,9 +2,7 @@
 // Markdown (verdict first), the self-contained HTML (no URL, no script, traceable numbers, every figure),
 // the SVG charts, and the `ordo report` command's exit codes (0, 2, 4).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +14,9 @@
 #include "reports/report.h"
 #include "reports/report_reader.h"
 #include "reports/svg_charts.h"
+#include "command_run.h"
+#include "error_message.h"
+#include "test_support.h"
 
 namespace ordo::reports {
 namespace {
@@ -220,14 +221,9 @@ TEST(ReportReader, DeepNestingHugeNumbersAndRepeatedKeysAreRefused) {
       {good.substr(0, good.size() - 1) + ",\"seed\":2}", "t.json: \"seed\" is given twice in one object"},
       {good.substr(0, good.size() / 2), "t.json: not valid JSON: "},
   };
-  for (const auto& c : cases) {
-    try {
-      (void)parse_report(c.text, "t.json");
-      ADD_FAILURE() << "accepted; expected: " << c.message;
-    } catch (const ReportReadError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
-    }
-  }
+  for (const auto& c : cases)
+    ordo::testing::expect_refused_with_prefix<ReportReadError>(
+        [](const std::string& text) { return parse_report(text, "t.json"); }, c.text, c.message);
   EXPECT_NO_THROW((void)parse_report(good, "t.json"));
 }
 
@@ -404,37 +400,25 @@ TEST(SvgCharts, EscapeBarsAndLines) {
 }
 
 // The command as a user runs it.
-struct CommandRun {
-  int exit_code = -1;
-  std::string output;
-};
+using ordo::testing::CommandRun;
 
-CommandRun ordo_report(const std::string& args) {
-  const std::string cmd = std::string(ORDO_BINARY) + " report " + args + " 2>&1";
-  CommandRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CommandRun ordo_report(const std::string& args) { return ordo::testing::run_ordo("report " + args); }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/ordo-report-" + name;
+// Writes `text` as ordo-report-NAME in `dir` (the name the command's messages must quote); returns its path.
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/ordo-report-" + name;
   std::ofstream(path) << text;
   return path;
 }
 
 TEST(ReportCommand, ExitCodes) {
-  const std::string good = write_temp("good.json", to_json(rich_report()).dump(2));
+  const std::string dir = ordo::testing::unique_temp_dir("report");
+  const std::string good = write_temp(dir, "good.json", to_json(rich_report()).dump(2));
   CommandRun r = ordo_report(good);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.rfind("**FAIL: 1 of 3", 0), 0u) << r.output;
 
-  const std::string md = ::testing::TempDir() + "/ordo-report-out.md",
-                    html = ::testing::TempDir() + "/ordo-report-out.html";
+  const std::string md = dir + "/ordo-report-out.md", html = dir + "/ordo-report-out.html";
   r = ordo_report(good + " --md " + md + " --html " + html);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(html);
@@ -444,11 +428,11 @@ TEST(ReportCommand, ExitCodes) {
 
   json bad = to_json(rich_report());
   bad["results"][1]["cases"] = "2";
-  r = ordo_report(write_temp("bad.json", bad.dump()));
+  r = ordo_report(write_temp(dir, "bad.json", bad.dump()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("ordo-report-bad.json: results[1].cases: must be an integer"), std::string::npos) << r.output;
 
-  r = ordo_report(::testing::TempDir() + "/ordo-report-missing.json");
+  r = ordo_report(dir + "/ordo-report-missing.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("ordo-report-missing.json: cannot open"), std::string::npos) << r.output;
 
