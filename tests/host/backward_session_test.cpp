@@ -74,15 +74,7 @@ void check_any_split_any_arrival(const Contract& c) {
             " microbatches in any order: session against whole batch " + d);
 }
 
-RC_GTEST_PROP(BackwardSession, DwF32AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm80AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm90AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardSession, Dw, bwd_dw, AnySplitAnyArrivalEqualsWholeBatch, check_any_split_any_arrival)
 
 // In-order mode: with keys, microbatches cut from the canonical order (padding rows anywhere, each
 // microbatch's rows shuffled); without keys, microbatches cut from the call order.
@@ -116,15 +108,7 @@ void check_in_order_split(const Contract& c) {
             " microbatches in order: session against whole batch " + d);
 }
 
-RC_GTEST_PROP(BackwardSession, DwF32InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm80InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm90InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardSession, Dw, bwd_dw, InOrderSplitEqualsWholeBatch, check_in_order_split)
 
 // Token t: x = [t+1, 1], g = [1, (t+1)/4], key (0, t).
 BackwardWeightProblem tokens(std::vector<std::int64_t> ts, bool bf16 = false) {

@@ -88,3 +88,12 @@ inline BackwardWeightProblem bf16_order_repro(bool reversed, bool with_keys) {
 }
 
 }  // namespace ordo::testing
+
+// The same RapidCheck property once per arithmetic of an operation, as three tests named
+// <Op>F32<Name>, <Op>Bf16Sm80<Name> and <Op>Bf16Sm90<Name> (e.g. DwF32PaddingRowsChangeNothing): `check`
+// is called with the FP32 FMA-chain contract and the two tensor-core contracts of `operation` (fwd, bwd_dx
+// or bwd_dw).
+#define ORDO_RC_PROP_PER_CONTRACT(Suite, Op, operation, Name, check)                                          \
+  RC_GTEST_PROP(Suite, Op##F32##Name, ()) { check(::ordo::contract_##operation##_f32_fma_chain()); }         \
+  RC_GTEST_PROP(Suite, Op##Bf16Sm80##Name, ()) { check(::ordo::contract_##operation##_bf16_tc_fdpa_sm80()); } \
+  RC_GTEST_PROP(Suite, Op##Bf16Sm90##Name, ()) { check(::ordo::contract_##operation##_bf16_tc_fdpa_sm90()); }

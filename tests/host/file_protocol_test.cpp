@@ -56,6 +56,18 @@ void run_kernel(CaseFolder& folder, Kernel kernel, bool bf16_y = false) {
   }
 }
 
+// One case of 8 x 4 x 6 for fwd.f32.fma-chain/1.
+CasesOptions one_small_case() {
+  CasesOptions o = small_options(contract_fwd_f32_fma_chain());
+  o.shapes = {{8, 4, 6}};
+  return o;
+}
+
+// Every case's y.npy as fwd.f32.fma-chain/1's emulator computes it: the outputs of a correct kernel.
+void write_contract_outputs(CaseFolder& folder) {
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+}
+
 const PropertyRun* row(const std::vector<PropertyRun>& rows, const std::string& name) {
   for (const PropertyRun& r : rows)
     if (r.name == name) return &r;
@@ -190,10 +202,9 @@ std::string output_fault(CaseFolder& folder) {
 
 TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
   const std::string dir = fresh_folder("bad-y");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   CaseFolder folder(dir, generate_cases(opts, dir));
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   const std::string y = dir + "/" + c.y;
   std::filesystem::remove(y);
@@ -225,10 +236,9 @@ TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
 
 TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
   const std::string dir = fresh_folder("bad");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   CaseFolder folder(dir, generate_cases(opts, dir));
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   // A BF16 operand file in an f32 folder.
   std::vector<std::uint16_t> bits(static_cast<std::size_t>(c.M * c.K), 0x3f80);
@@ -240,8 +250,7 @@ TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
 // the manifest's digests find it first, as bad input, naming the file.
 TEST(FileProtocol, AnInputReplacedAfterGenerationIsRefusedByItsDigest) {
   const std::string dir = fresh_folder("digest");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   CaseFolder written(dir, generate_cases(opts, dir));
   const protocol::CaseEntry c = written.manifest().cases[1];
   ASSERT_EQ(c.x_sha256.size(), 64u);
@@ -252,7 +261,7 @@ TEST(FileProtocol, AnInputReplacedAfterGenerationIsRefusedByItsDigest) {
   protocol::CasesManifest blind = protocol::read_manifest(dir);
   for (protocol::CaseEntry& e : blind.cases) e.x_sha256.clear();
   CaseFolder unchecked(dir, blind);
-  run_kernel(unchecked, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(unchecked);
   CaseFolder folder(dir, protocol::read_manifest(dir));
   const std::string e = input_error(folder);
   EXPECT_NE(e.find(c.x + ": its data has SHA-256"), std::string::npos) << e;
@@ -287,8 +296,7 @@ TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
 // than 64 outputs; with a cache of one byte every load evicts everything before it.
 TEST(FileProtocol, TheFolderIsASubjectThatAnswersExactlyTheProblemsItRecorded) {
   const std::string dir = fresh_folder("subject");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   protocol::CasesManifest manifest = generate_cases(opts, dir);
   // A second case with the inputs of the first and an output of its own.
   protocol::CaseEntry twin = manifest.cases[0];
@@ -296,7 +304,7 @@ TEST(FileProtocol, TheFolderIsASubjectThatAnswersExactlyTheProblemsItRecorded) {
   twin.y = "twin_y.npy";
   manifest.cases.push_back(twin);
   CaseFolder folder(dir, manifest);
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   FilesSubject files(folder, contract_fwd_f32_fma_chain(), std::size_t{1} << 20);
   EXPECT_EQ(files.traits().kind, "files");
   for (const protocol::CaseEntry& c : folder.manifest().cases) (void)files.problem(c);
@@ -332,7 +340,7 @@ TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
   CaseFolder folder(dir, generate_cases(opts, dir));
   ASSERT_GT(folder.manifest().cases.size(), 64u);
   ASSERT_GT(folder.manifest().relations.size(), 10u);
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   for (const std::size_t cache : {std::size_t{1}, std::size_t{1} << 30}) {
     FolderCheckOptions o;
     o.output_cache_bytes = cache;
@@ -366,8 +374,7 @@ TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
 
 TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
   const std::string dir = fresh_folder("manifest");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   protocol::CasesManifest m = generate_cases(opts, dir);
   nlohmann::json j = protocol::manifest_to_json(m);
   j["cases"][0]["colour"] = "red";
@@ -386,8 +393,7 @@ TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
 // fuzz/regressions/fuzz_cases_manifest/), a key given twice, invalid JSON: errors that name the file.
 TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
   const std::string dir = fresh_folder("manifest-text");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   const std::string good = protocol::manifest_to_json(generate_cases(opts, dir)).dump();
   EXPECT_NO_THROW(protocol::parse_manifest(good, "m.json"));
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
