@@ -88,16 +88,6 @@ BackwardWeightResult emulate(const SessionFlavour& f, const BackwardWeightProble
   return r.result;
 }
 
-// The active keys of p in canonical order: a session's expected keys.
-LogicalKeys canonical_keys(const BackwardWeightProblem& p) {
-  LogicalKeys k{p.keys->width, {}};
-  for (const std::int64_t t : token_order(p).rows) {
-    const std::int64_t* row = p.keys->view().row(t);
-    k.values.insert(k.values.end(), row, row + p.keys->width);
-  }
-  return k;
-}
-
 std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavour& f, const DeviceWeightGrad& out,
                                                              std::optional<LogicalKeys> expected) {
   kernels::BackwardWeightSessionConfig cfg;

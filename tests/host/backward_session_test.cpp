@@ -24,16 +24,6 @@ BackwardSessionConfig config_for(const BackwardWeightProblem& p, const Contract&
   return cfg;
 }
 
-// The active keys of p in canonical order.
-LogicalKeys expected_keys(const BackwardWeightProblem& p) {
-  LogicalKeys keys{p.keys->width, {}};
-  for (const std::int64_t t : token_order(p).rows) {
-    const std::int64_t* k = p.keys->view().row(t);
-    keys.values.insert(keys.values.end(), k, k + p.keys->width);
-  }
-  return keys;
-}
-
 // Cuts rows (in the given order) into `parts` contiguous microbatches, some possibly empty.
 std::vector<BackwardWeightProblem> split(const BackwardWeightProblem& p, const std::vector<std::int64_t>& rows,
                                          int parts, Rng& rng) {
@@ -56,7 +46,7 @@ void check_any_split_any_arrival(const Contract& c) {
   std::vector<BackwardWeightProblem> batches = split(p, random_permutation(p.T, rng), parts, rng);
   for (std::size_t i = batches.size(); i > 1; --i) std::swap(batches[i - 1], batches[rng.next() % i]);
   BackwardSessionConfig cfg = config_for(p, c);
-  cfg.expected_keys = expected_keys(p);
+  cfg.expected_keys = canonical_keys(p);
   BackwardSession session(cfg);
   std::int64_t most_buffered = 0;
   for (const BackwardWeightProblem& b : batches) {

@@ -32,6 +32,16 @@ using properties::weight_problem;
 
 inline bool is_tc(const Contract& c) { return c.plan.step.kind == StepKind::tc_fdpa; }
 
+// The active keys of p in canonical order: what a dW session expects to be handed.
+inline LogicalKeys canonical_keys(const BackwardWeightProblem& p) {
+  LogicalKeys k{p.keys->width, {}};
+  for (const std::int64_t t : token_order(p).rows) {
+    const std::int64_t* row = p.keys->view().row(t);
+    k.values.insert(k.values.end(), row, row + p.keys->width);
+  }
+  return k;
+}
+
 // Shapes of backward cases. For dX the forward case's (M, N, K) read as dX's (M, K, N): N, the
 // reduced axis, is the forward K. For dW they read as (N, K, T): the tokens are the forward K.
 inline rc::Gen<ForwardCase> gen_backward_case(const Contract& c, properties::ShapeLimits limits) {

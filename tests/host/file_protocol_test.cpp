@@ -56,6 +56,15 @@ void run_kernel(CaseFolder& folder, Kernel kernel, bool bf16_y = false) {
   }
 }
 
+// Cases of the given shapes and no named contract (what `ordo identify` is handed).
+CasesOptions unnamed_contract_cases(std::uint64_t seed, std::vector<ShapeRequest> shapes, std::int64_t max_batch) {
+  CasesOptions o;
+  o.seed = seed;
+  o.shapes = std::move(shapes);
+  o.max_batch = max_batch;
+  return o;
+}
+
 // One case of 8 x 4 x 6 for fwd.f32.fma-chain/1.
 CasesOptions one_small_case() {
   CasesOptions o = small_options(contract_fwd_f32_fma_chain());
@@ -411,11 +420,8 @@ TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
 
 TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
   const std::string dir = fresh_folder("identify");
-  CasesOptions opts;
+  CasesOptions opts = unnamed_contract_cases(3, {{40, 24, 600}, {20, 16, 1100}}, 40);
   opts.operands = DType::f32;
-  opts.seed = 3;
-  opts.shapes = {{40, 24, 600}, {20, 16, 1100}};
-  opts.max_batch = 40;
   CaseFolder folder(dir, generate_cases(opts, dir));
   const Contract seg = load_contract_file(std::string(ORDO_SOURCE_DIR) + "/contracts/fwd.f32.seg256-ascending.json");
   run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(seg.plan, p); });
@@ -435,11 +441,7 @@ TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
 // the divisor candidates can name it.
 TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
   const std::string dir = fresh_folder("identify-split");
-  CasesOptions opts;
-  opts.seed = 5;
-  opts.shapes = {{24, 16, 600}};
-  opts.max_batch = 24;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(5, {{24, 16, 600}}, 24), dir));
   ReductionPlan split = contract_fwd_f32_fma_chain().plan;
   split.structure = KStructure::segments;
   split.segment_length = 200;
@@ -455,11 +457,7 @@ TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
 // the chain must not be called a match, and the whole comparison must count exactly those.
 TEST(FileProtocol, IdentifyConfirmsAMatchOnEveryElementNotOnTheSample) {
   const std::string dir = fresh_folder("identify-sample");
-  CasesOptions opts;
-  opts.seed = 6;
-  opts.shapes = {{200, 40, 37}};
-  opts.max_batch = 200;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(6, {{200, 40, 37}}, 200), dir));
   const ReductionPlan chain = contract_fwd_f32_fma_chain().plan;
   run_kernel(folder, [&](const ForwardProblem& p) {
     std::vector<float> y = oracle::emulate_dot(chain, p);
@@ -497,11 +495,7 @@ TEST(FileProtocol, IdentifyConfirmsAMatchOnEveryElementNotOnTheSample) {
 
 TEST(FileProtocol, IdentifySaysWhenNothingMatches) {
   const std::string dir = fresh_folder("identify-none");
-  CasesOptions opts;
-  opts.seed = 4;
-  opts.shapes = {{70, 12, 500}};
-  opts.max_batch = 70;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(4, {{70, 12, 500}}, 70), dir));
   run_kernel(folder, batch_switching);
   const IdentifyResult r = identify(folder, IdentifyOptions{});
   EXPECT_TRUE(r.matches.empty());
