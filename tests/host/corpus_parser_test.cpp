@@ -37,6 +37,19 @@ using protocol::read_regression_file;
 using ojson = nlohmann::ordered_json;
 using Edit = std::function<void(ojson&)>;
 
+// A defect planted in a valid corpus file: the test's name, the file it is written as, the edit that plants
+// it, and the message the reader must refuse it with after the file's path.
+struct Defect {
+  const char* name;
+  const char* file;
+  Edit edit;
+  std::string message;
+};
+
+void PrintTo(const Defect& d, std::ostream* os) { *os << d.name; }
+
+std::string defect_name(const ::testing::TestParamInfo<Defect>& info) { return info.param.name; }
+
 // The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (protocol/corpus_legacy.h).
 const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 
@@ -79,120 +92,9 @@ TEST(GoldenParser, TheBaseFileReads) {
   EXPECT_EQ(f.cases[0].problem.x[1], 2.0f);
 }
 
-TEST(GoldenParser, MOf2To62Plus1IsALocatedErrorNotACrash) {
-  // The brief's crash: M * K wrapped, and a few values went into a problem claiming 2^62 rows.
-  const std::string p = golden_file("m_huge.json", [](ojson& j) { set_case(j, "M", (std::uint64_t{1} << 62) + 1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905");
-}
-
-TEST(GoldenParser, AnElementCountAbove2To40IsALocatedError) {
-  const std::string p = golden_file("mk_product.json", [](ojson& j) {
-    set_case(j, "M", std::int64_t{1} << 31);
-    set_case(j, "K", std::int64_t{1} << 31);
-  });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x: M*K = 2147483648 * 2147483648 is more than 2^40 elements");
-}
-
-TEST(GoldenParser, MAsAFloatIsRefused) {
-  const std::string p = golden_file("m_float.json", [](ojson& j) { set_case(j, "M", 3.0); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got 3.0");
-}
-
-TEST(GoldenParser, MAsAStringIsRefused) {
-  const std::string p = golden_file("m_string.json", [](ojson& j) { set_case(j, "M", "3"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got the string \"3\"");
-}
-
-TEST(GoldenParser, NegativeMIsRefused) {
-  const std::string p = golden_file("m_negative.json", [](ojson& j) { set_case(j, "M", -1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got -1");
-}
-
-TEST(GoldenParser, MAsABoolIsRefused) {
-  const std::string p = golden_file("m_bool.json", [](ojson& j) { set_case(j, "M", true); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got true");
-}
-
-TEST(GoldenParser, HexWithTrailingJunkIsRefused) {
-  const std::string p = golden_file("hex_junk.json", [](ojson& j) { j["cases"][0]["x"][1] = "3f800000x"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[1]: " + kHexRule + "\"3f800000x\"");
-}
-
-TEST(GoldenParser, HexWith0xPrefixIsRefused) {
-  const std::string p = golden_file("hex_0x.json", [](ojson& j) { j["cases"][0]["w"][2] = "0xbf800000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: w[2]: " + kHexRule + "\"0xbf800000\"");
-}
-
-TEST(GoldenParser, HexWithNineDigitsIsRefused) {
-  const std::string p = golden_file("hex_nine.json", [](ojson& j) { j["cases"][0]["y"][0] = "040400000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y[0]: " + kHexRule + "\"040400000\"");
-}
-
-TEST(GoldenParser, HexWithSevenDigitsIsRefused) {
-  const std::string p = golden_file("hex_seven.json", [](ojson& j) { j["cases"][0]["bias"][1] = "3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: bias[1]: " + kHexRule + "\"3f80000\"");
-}
-
-TEST(GoldenParser, HexWithASpaceIsRefused) {
-  // Eight characters, so only the digit check can refuse it (stoul skips leading spaces).
-  const std::string p = golden_file("hex_space.json", [](ojson& j) { j["cases"][0]["x"][0] = " 3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[0]: " + kHexRule + "\" 3f80000\"");
-}
-
-TEST(GoldenParser, HexWithASignIsRefused) {
-  const std::string p = golden_file("hex_sign.json", [](ojson& j) { j["cases"][0]["x"][0] = "+3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[0]: " + kHexRule + "\"+3f80000\"");
-}
-
-TEST(GoldenParser, HexAsANumberIsRefused) {
-  const std::string p = golden_file("hex_number.json", [](ojson& j) { j["cases"][0]["x"][0] = 1065353216; });
-  EXPECT_EQ(golden_error(p),
-            p + ": case 0: x[0]: must be a string of 8 hex digits (a binary32 bit pattern), got 1065353216");
-}
-
 TEST(GoldenParser, UpperCaseHexIsAccepted) {
   const GoldenFile f = read_golden_file(golden_file("hex_upper.json", [](ojson& j) { j["cases"][0]["w"][2] = "BF800000"; }));
   EXPECT_EQ(f.cases[0].problem.w[2], -1.0f);
-}
-
-TEST(GoldenParser, XWithOneValueTooFewIsRefused) {
-  const std::string p = golden_file("x_short.json", [](ojson& j) { j["cases"][0]["x"].erase(1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x: must hold 2 values (M*K), found 1");
-}
-
-TEST(GoldenParser, BiasWithOneValueTooManyIsRefused) {
-  const std::string p = golden_file("bias_long.json", [](ojson& j) { j["cases"][0]["bias"].push_back("00000000"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: bias: must hold 2 values (N), found 3");
-}
-
-TEST(GoldenParser, AnUnknownCaseFieldIsRefused) {
-  const std::string p = golden_file("unknown_case.json", [](ojson& j) { set_case(j, "colour", "red"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: colour: unknown field");
-}
-
-TEST(GoldenParser, AnUnknownHeaderFieldIsRefused) {
-  const std::string p = golden_file("unknown_header.json", [](ojson& j) { j["comment"] = "hi"; });
-  EXPECT_EQ(golden_error(p), p + ": comment: unknown field");
-}
-
-TEST(GoldenParser, AMissingCaseFieldIsRefused) {
-  const std::string p = golden_file("missing_y.json", [](ojson& j) { j["cases"][0].erase("y"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y: required field missing");
-}
-
-TEST(GoldenParser, AMissingHeaderFieldIsRefused) {
-  const std::string p = golden_file("missing_gpu.json", [](ojson& j) { j.erase("gpu"); });
-  EXPECT_EQ(golden_error(p), p + ": gpu: required field missing");
-}
-
-TEST(GoldenParser, AWrongSchemaIsRefused) {
-  const std::string p = golden_file("schema.json", [](ojson& j) { j["schema"] = "ordo.golden/2"; });
-  EXPECT_EQ(golden_error(p), p + ": schema: must be \"ordo.golden/1\", got \"ordo.golden/2\"");
-}
-
-TEST(GoldenParser, AMissingSchemaIsRefused) {
-  const std::string p = golden_file("no_schema.json", [](ojson& j) { j.erase("schema"); });
-  EXPECT_EQ(golden_error(p), p + ": schema: required field missing");
 }
 
 TEST(GoldenParser, ADuplicateCaseKeyIsRefused) {
@@ -229,20 +131,78 @@ TEST(GoldenParser, DeepNestingIsRefusedWhileParsing) {
   EXPECT_EQ(golden_error(p), p + ": nested deeper than 32 levels: not a corpus file");
 }
 
-TEST(GoldenParser, AnUnknownYDtypeIsRefused) {
-  const std::string p = golden_file("y_dtype.json", [](ojson& j) { set_case(j, "y_dtype", "f16"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y_dtype: must be \"f32\" or \"bf16\", got \"f16\"");
+// One defect each in the valid ordo.golden/1 file, with the located message after the file's path. The test
+// names are GoldenParser/GoldenFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> golden_defects() {
+  return {
+      // The brief's crash: M * K wrapped, and a few values went into a problem claiming 2^62 rows.
+      {"MOf2To62Plus1IsALocatedErrorNotACrash", "m_huge.json",
+       [](ojson& j) { set_case(j, "M", (std::uint64_t{1} << 62) + 1); },
+       ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905"},
+      {"AnElementCountAbove2To40IsALocatedError", "mk_product.json",
+       [](ojson& j) {
+         set_case(j, "M", std::int64_t{1} << 31);
+         set_case(j, "K", std::int64_t{1} << 31);
+       },
+       ": case 0: x: M*K = 2147483648 * 2147483648 is more than 2^40 elements"},
+      {"MAsAFloatIsRefused", "m_float.json", [](ojson& j) { set_case(j, "M", 3.0); },
+       ": case 0: M: must be an integer in [1, 2147483648], got 3.0"},
+      {"MAsAStringIsRefused", "m_string.json", [](ojson& j) { set_case(j, "M", "3"); },
+       ": case 0: M: must be an integer in [1, 2147483648], got the string \"3\""},
+      {"NegativeMIsRefused", "m_negative.json", [](ojson& j) { set_case(j, "M", -1); },
+       ": case 0: M: must be an integer in [1, 2147483648], got -1"},
+      {"MAsABoolIsRefused", "m_bool.json", [](ojson& j) { set_case(j, "M", true); },
+       ": case 0: M: must be an integer in [1, 2147483648], got true"},
+      {"HexWithTrailingJunkIsRefused", "hex_junk.json", [](ojson& j) { j["cases"][0]["x"][1] = "3f800000x"; },
+       std::string(": case 0: x[1]: ") + kHexRule + "\"3f800000x\""},
+      {"HexWith0xPrefixIsRefused", "hex_0x.json", [](ojson& j) { j["cases"][0]["w"][2] = "0xbf800000"; },
+       std::string(": case 0: w[2]: ") + kHexRule + "\"0xbf800000\""},
+      {"HexWithNineDigitsIsRefused", "hex_nine.json", [](ojson& j) { j["cases"][0]["y"][0] = "040400000"; },
+       std::string(": case 0: y[0]: ") + kHexRule + "\"040400000\""},
+      {"HexWithSevenDigitsIsRefused", "hex_seven.json", [](ojson& j) { j["cases"][0]["bias"][1] = "3f80000"; },
+       std::string(": case 0: bias[1]: ") + kHexRule + "\"3f80000\""},
+      // Eight characters, so only the digit check can refuse it (stoul skips leading spaces).
+      {"HexWithASpaceIsRefused", "hex_space.json", [](ojson& j) { j["cases"][0]["x"][0] = " 3f80000"; },
+       std::string(": case 0: x[0]: ") + kHexRule + "\" 3f80000\""},
+      {"HexWithASignIsRefused", "hex_sign.json", [](ojson& j) { j["cases"][0]["x"][0] = "+3f80000"; },
+       std::string(": case 0: x[0]: ") + kHexRule + "\"+3f80000\""},
+      {"HexAsANumberIsRefused", "hex_number.json", [](ojson& j) { j["cases"][0]["x"][0] = 1065353216; },
+       ": case 0: x[0]: must be a string of 8 hex digits (a binary32 bit pattern), got 1065353216"},
+      {"XWithOneValueTooFewIsRefused", "x_short.json", [](ojson& j) { j["cases"][0]["x"].erase(1); },
+       ": case 0: x: must hold 2 values (M*K), found 1"},
+      {"BiasWithOneValueTooManyIsRefused", "bias_long.json",
+       [](ojson& j) { j["cases"][0]["bias"].push_back("00000000"); },
+       ": case 0: bias: must hold 2 values (N), found 3"},
+      {"AnUnknownCaseFieldIsRefused", "unknown_case.json", [](ojson& j) { set_case(j, "colour", "red"); },
+       ": case 0: colour: unknown field"},
+      {"AnUnknownHeaderFieldIsRefused", "unknown_header.json", [](ojson& j) { j["comment"] = "hi"; },
+       ": comment: unknown field"},
+      {"AMissingCaseFieldIsRefused", "missing_y.json", [](ojson& j) { j["cases"][0].erase("y"); },
+       ": case 0: y: required field missing"},
+      {"AMissingHeaderFieldIsRefused", "missing_gpu.json", [](ojson& j) { j.erase("gpu"); },
+       ": gpu: required field missing"},
+      {"AWrongSchemaIsRefused", "schema.json", [](ojson& j) { j["schema"] = "ordo.golden/2"; },
+       ": schema: must be \"ordo.golden/1\", got \"ordo.golden/2\""},
+      {"AMissingSchemaIsRefused", "no_schema.json", [](ojson& j) { j.erase("schema"); },
+       ": schema: required field missing"},
+      {"AnUnknownYDtypeIsRefused", "y_dtype.json", [](ojson& j) { set_case(j, "y_dtype", "f16"); },
+       ": case 0: y_dtype: must be \"f32\" or \"bf16\", got \"f16\""},
+      {"AFileWithoutCasesIsRefused", "no_cases.json", [](ojson& j) { j["cases"] = ojson::array(); },
+       ": cases: must hold at least one case"},
+      {"ACaseThatIsNotAnObjectIsRefused", "case_array.json", [](ojson& j) { j["cases"].push_back(ojson::array()); },
+       ": case 1: must be a JSON object, got an array of 0"},
+  };
 }
 
-TEST(GoldenParser, AFileWithoutCasesIsRefused) {
-  const std::string p = golden_file("no_cases.json", [](ojson& j) { j["cases"] = ojson::array(); });
-  EXPECT_EQ(golden_error(p), p + ": cases: must hold at least one case");
+class GoldenFileDefect : public ::testing::TestWithParam<Defect> {};
+
+TEST_P(GoldenFileDefect, IsRefusedWithItsLocatedMessage) {
+  const Defect& d = GetParam();
+  const std::string p = golden_file(d.file, d.edit);
+  EXPECT_EQ(golden_error(p), p + d.message);
 }
 
-TEST(GoldenParser, ACaseThatIsNotAnObjectIsRefused) {
-  const std::string p = golden_file("case_array.json", [](ojson& j) { j["cases"].push_back(ojson::array()); });
-  EXPECT_EQ(golden_error(p), p + ": case 1: must be a JSON object, got an array of 0");
-}
+INSTANTIATE_TEST_SUITE_P(GoldenParser, GoldenFileDefect, ::testing::ValuesIn(golden_defects()), defect_name);
 
 TEST(GoldenParser, AFileOver256MiBIsRefusedUnread) {
   const std::string p = temp_path("huge.json");
@@ -287,83 +247,69 @@ TEST(GoldenBackwardParser, TheBaseFileReads) {
   EXPECT_TRUE(validate(*f.cases[0].weight).ok());
 }
 
-TEST(GoldenBackwardParser, AKeysWidthOf4IsRefused) {
-  EXPECT_EQ(backward_error("bwd_width.json", [](ojson& j) { j["cases"][0]["keys"]["width"] = 4; }),
-            temp_path("bwd_width.json") + ": case 0: keys.width: must be an integer in [2, 3], got 4");
+// One defect each in the valid ordo.golden-backward/1 file, with the located message after the file's path. The test
+// names are GoldenBackwardParser/GoldenBackwardFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> golden_backward_defects() {
+  return {
+      {"AKeysWidthOf4IsRefused", "bwd_width.json", [](ojson& j) { j["cases"][0]["keys"]["width"] = 4; },
+       ": case 0: keys.width: must be an integer in [2, 3], got 4"},
+      {"AKeyThatIsNotAnExactIntegerIsRefused", "bwd_key_float.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][1] = 1.5; },
+       ": case 0: keys.values[1]: must be an integer in [-9223372036854775808, 9223372036854775807], got 1.5"},
+      {"AKeyAboveInt64IsRefused", "bwd_key_big.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][0] = std::uint64_t{1} << 63; },
+       ": case 0: keys.values[0]: must be an integer in [-9223372036854775808, 9223372036854775807], got "
+       "9223372036854775808"},
+      {"KeysOfTheWrongCountAreRefused", "bwd_key_count.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"].erase(3); },
+       ": case 0: keys.values: must hold 4 values (T*width), found 3"},
+      {"AnUnknownKeysFieldIsRefused", "bwd_key_field.json", [](ojson& j) { j["cases"][0]["keys"]["dtype"] = "i64"; },
+       ": case 0: keys.dtype: unknown field"},
+      {"DuplicateKeysAreRefusedWithTheValidateReason", "bwd_dup_key.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][3] = 1; },
+       ": case 0: the problem is invalid: duplicate_key: rows 0 and 1 share the key (5, 1)"},
+      {"APaddingRowWithAGradientIsRefused", "bwd_padding.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][2] = -1; },
+       ": case 0: the problem is invalid: padding_gradient_nonzero: padding row 1 (key (-1, 2)) has gradient "
+       "0x3f800000 (1) in column 0"},
+      {"NegativeTIsRefused", "bwd_t.json", [](ojson& j) { j["cases"][0]["T"] = -1; },
+       ": case 0: T: must be an integer in [0, 2147483648], got -1"},
+      {"AnUnknownKindIsRefused", "bwd_kind.json", [](ojson& j) { j["cases"][0]["kind"] = "dz"; },
+       ": case 0: kind: must be \"dx\" or \"dw\", got \"dz\""},
+      {"ACaseOfTheOtherOperationIsRefused", "bwd_kind_dx.json", [](ojson& j) { j["cases"][0]["kind"] = "dx"; },
+       ": case 0: kind: a \"dx\" case in a file whose contract is a dW contract"},
+      {"NonBf16OperandsUnderABf16ContractAreRefused", "bwd_bf16.json",
+       [](ojson& j) {
+         j["contract"] = "bwd.dw.bf16.tc-fdpa-sm90/1";
+         j["cases"][0]["x"][1] = "3f800001";
+       },
+       std::string(": case 0: the problem is invalid: wrong_dtype: X[1] = ") + describe_float(float_of(0x3f800001u)) +
+           " is not a bfloat16"},
+      {"MOf2To62Plus1InADxCaseIsRefused", "bwd_dx_m.json",
+       [](ojson& j) {
+         j["contract"] = "bwd.dx.f32.fma-chain/1";
+         j["cases"][0] = {{"family", "u"},
+                          {"kind", "dx"},
+                          {"M", (std::uint64_t{1} << 62) + 1},
+                          {"N", 1},
+                          {"K", 1},
+                          {"g", {"3f800000"}},
+                          {"w", {"3f800000"}},
+                          {"dx", {"3f800000"}}};
+       },
+       ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905"},
+  };
 }
 
-TEST(GoldenBackwardParser, AKeyThatIsNotAnExactIntegerIsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_float.json", [](ojson& j) { j["cases"][0]["keys"]["values"][1] = 1.5; }),
-            temp_path("bwd_key_float.json") +
-                ": case 0: keys.values[1]: must be an integer in [-9223372036854775808, 9223372036854775807], got 1.5");
+class GoldenBackwardFileDefect : public ::testing::TestWithParam<Defect> {};
+
+TEST_P(GoldenBackwardFileDefect, IsRefusedWithItsLocatedMessage) {
+  const Defect& d = GetParam();
+  EXPECT_EQ(backward_error(d.file, d.edit), temp_path(d.file) + d.message);
 }
 
-TEST(GoldenBackwardParser, AKeyAboveInt64IsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_big.json",
-                           [](ojson& j) { j["cases"][0]["keys"]["values"][0] = std::uint64_t{1} << 63; }),
-            temp_path("bwd_key_big.json") +
-                ": case 0: keys.values[0]: must be an integer in [-9223372036854775808, 9223372036854775807], got "
-                "9223372036854775808");
-}
-
-TEST(GoldenBackwardParser, KeysOfTheWrongCountAreRefused) {
-  EXPECT_EQ(backward_error("bwd_key_count.json", [](ojson& j) { j["cases"][0]["keys"]["values"].erase(3); }),
-            temp_path("bwd_key_count.json") + ": case 0: keys.values: must hold 4 values (T*width), found 3");
-}
-
-TEST(GoldenBackwardParser, AnUnknownKeysFieldIsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_field.json", [](ojson& j) { j["cases"][0]["keys"]["dtype"] = "i64"; }),
-            temp_path("bwd_key_field.json") + ": case 0: keys.dtype: unknown field");
-}
-
-TEST(GoldenBackwardParser, DuplicateKeysAreRefusedWithTheValidateReason) {
-  EXPECT_EQ(backward_error("bwd_dup_key.json", [](ojson& j) { j["cases"][0]["keys"]["values"][3] = 1; }),
-            temp_path("bwd_dup_key.json") +
-                ": case 0: the problem is invalid: duplicate_key: rows 0 and 1 share the key (5, 1)");
-}
-
-TEST(GoldenBackwardParser, APaddingRowWithAGradientIsRefused) {
-  EXPECT_EQ(backward_error("bwd_padding.json", [](ojson& j) { j["cases"][0]["keys"]["values"][2] = -1; }),
-            temp_path("bwd_padding.json") +
-                ": case 0: the problem is invalid: padding_gradient_nonzero: padding row 1 (key (-1, 2)) has gradient "
-                "0x3f800000 (1) in column 0");
-}
-
-TEST(GoldenBackwardParser, NegativeTIsRefused) {
-  EXPECT_EQ(backward_error("bwd_t.json", [](ojson& j) { j["cases"][0]["T"] = -1; }),
-            temp_path("bwd_t.json") + ": case 0: T: must be an integer in [0, 2147483648], got -1");
-}
-
-TEST(GoldenBackwardParser, AnUnknownKindIsRefused) {
-  EXPECT_EQ(backward_error("bwd_kind.json", [](ojson& j) { j["cases"][0]["kind"] = "dz"; }),
-            temp_path("bwd_kind.json") + ": case 0: kind: must be \"dx\" or \"dw\", got \"dz\"");
-}
-
-TEST(GoldenBackwardParser, ACaseOfTheOtherOperationIsRefused) {
-  EXPECT_EQ(backward_error("bwd_kind_dx.json", [](ojson& j) { j["cases"][0]["kind"] = "dx"; }),
-            temp_path("bwd_kind_dx.json") + ": case 0: kind: a \"dx\" case in a file whose contract is a dW contract");
-}
-
-TEST(GoldenBackwardParser, NonBf16OperandsUnderABf16ContractAreRefused) {
-  EXPECT_EQ(backward_error("bwd_bf16.json",
-                           [](ojson& j) {
-                             j["contract"] = "bwd.dw.bf16.tc-fdpa-sm90/1";
-                             j["cases"][0]["x"][1] = "3f800001";
-                           }),
-            temp_path("bwd_bf16.json") + ": case 0: the problem is invalid: wrong_dtype: X[1] = " +
-                describe_float(float_of(0x3f800001u)) + " is not a bfloat16");
-}
-
-TEST(GoldenBackwardParser, MOf2To62Plus1InADxCaseIsRefused) {
-  EXPECT_EQ(backward_error("bwd_dx_m.json",
-                           [](ojson& j) {
-                             j["contract"] = "bwd.dx.f32.fma-chain/1";
-                             j["cases"][0] = {{"family", "u"}, {"kind", "dx"}, {"M", (std::uint64_t{1} << 62) + 1},
-                                              {"N", 1}, {"K", 1}, {"g", {"3f800000"}}, {"w", {"3f800000"}},
-                                              {"dx", {"3f800000"}}};
-                           }),
-            temp_path("bwd_dx_m.json") + ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905");
-}
+INSTANTIATE_TEST_SUITE_P(GoldenBackwardParser, GoldenBackwardFileDefect, ::testing::ValuesIn(golden_backward_defects()),
+                         defect_name);
 
 // ---- ordo.regression/1 -------------------------------------------------------------------------
 
@@ -383,56 +329,43 @@ TEST(RegressionParser, TheRealFileReads) {
   EXPECT_EQ(f.cases.size(), 4u);
 }
 
-TEST(RegressionParser, AWrongSchemaIsRefused) {
-  EXPECT_EQ(regression_error("reg_schema.json", [](ojson& j) { j["schema"] = "ordo.golden/1"; }),
-            temp_path("reg_schema.json") + ": schema: must be \"ordo.regression/1\", got \"ordo.golden/1\"");
+// One defect each in the valid ordo.regression/1 file, with the located message after the file's path. The test
+// names are RegressionParser/RegressionFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> regression_defects() {
+  return {
+      {"AWrongSchemaIsRefused", "reg_schema.json", [](ojson& j) { j["schema"] = "ordo.golden/1"; },
+       ": schema: must be \"ordo.regression/1\", got \"ordo.golden/1\""},
+      {"AMissingSchemaIsRefused", "reg_no_schema.json", [](ojson& j) { j.erase("schema"); },
+       ": schema: required field missing"},
+      {"TOf2To62Plus1IsRefused", "reg_t.json", [](ojson& j) { j["T"] = (std::uint64_t{1} << 62) + 1; },
+       ": T: must be an integer in [1, 2147483648], got 4611686018427387905"},
+      {"AShortRowIsRefused", "reg_row.json", [](ojson& j) { j["x"][1].erase(0); },
+       ": x[1]: must hold 32 values, found 31"},
+      // select_rows indexes X and G with these unchecked: it must never see one outside [0, T).
+      {"ARowIndexOutOfRangeIsRefused", "reg_index.json", [](ojson& j) { j["cases"][0]["rows"][1] = 3; },
+       ": case 0: rows[1]: must be an integer in [0, 2], got 3"},
+      {"ARowSelectedTwiceIsRefused", "reg_twice.json", [](ojson& j) { j["cases"][1]["rows"][2] = 0; },
+       ": case 1: rows[2]: row 0 is selected twice"},
+      {"AnUnknownContractIsRefused", "reg_contract.json", [](ojson& j) { j["contract"] = "bwd.dw.f99/1"; },
+       ": contract: unknown contract \"bwd.dw.f99/1\" (a built-in id is needed)"},
+      {"UseKeysWithoutKeysIsRefused", "reg_keys.json", [](ojson& j) { j.erase("keys"); },
+       ": case 2: use_keys: is true, but the file has no keys"},
+      {"DbWithoutBiasGradientIsRefused", "reg_db.json", [](ojson& j) { j["with_bias_grad"] = false; },
+       ": case 0: db: given, but with_bias_grad is false"},
+      {"AnUnknownCaseFieldIsRefused", "reg_unknown.json", [](ojson& j) { j["cases"][3]["note"] = "x"; },
+       ": case 3: note: unknown field"},
+  };
 }
 
-TEST(RegressionParser, AMissingSchemaIsRefused) {
-  EXPECT_EQ(regression_error("reg_no_schema.json", [](ojson& j) { j.erase("schema"); }),
-            temp_path("reg_no_schema.json") + ": schema: required field missing");
+class RegressionFileDefect : public ::testing::TestWithParam<Defect> {};
+
+TEST_P(RegressionFileDefect, IsRefusedWithItsLocatedMessage) {
+  const Defect& d = GetParam();
+  EXPECT_EQ(regression_error(d.file, d.edit), temp_path(d.file) + d.message);
 }
 
-TEST(RegressionParser, TOf2To62Plus1IsRefused) {
-  EXPECT_EQ(regression_error("reg_t.json", [](ojson& j) { j["T"] = (std::uint64_t{1} << 62) + 1; }),
-            temp_path("reg_t.json") + ": T: must be an integer in [1, 2147483648], got 4611686018427387905");
-}
-
-TEST(RegressionParser, AShortRowIsRefused) {
-  EXPECT_EQ(regression_error("reg_row.json", [](ojson& j) { j["x"][1].erase(0); }),
-            temp_path("reg_row.json") + ": x[1]: must hold 32 values, found 31");
-}
-
-TEST(RegressionParser, ARowIndexOutOfRangeIsRefused) {
-  // select_rows indexes X and G with these unchecked: it must never see one outside [0, T).
-  EXPECT_EQ(regression_error("reg_index.json", [](ojson& j) { j["cases"][0]["rows"][1] = 3; }),
-            temp_path("reg_index.json") + ": case 0: rows[1]: must be an integer in [0, 2], got 3");
-}
-
-TEST(RegressionParser, ARowSelectedTwiceIsRefused) {
-  EXPECT_EQ(regression_error("reg_twice.json", [](ojson& j) { j["cases"][1]["rows"][2] = 0; }),
-            temp_path("reg_twice.json") + ": case 1: rows[2]: row 0 is selected twice");
-}
-
-TEST(RegressionParser, AnUnknownContractIsRefused) {
-  EXPECT_EQ(regression_error("reg_contract.json", [](ojson& j) { j["contract"] = "bwd.dw.f99/1"; }),
-            temp_path("reg_contract.json") + ": contract: unknown contract \"bwd.dw.f99/1\" (a built-in id is needed)");
-}
-
-TEST(RegressionParser, UseKeysWithoutKeysIsRefused) {
-  EXPECT_EQ(regression_error("reg_keys.json", [](ojson& j) { j.erase("keys"); }),
-            temp_path("reg_keys.json") + ": case 2: use_keys: is true, but the file has no keys");
-}
-
-TEST(RegressionParser, DbWithoutBiasGradientIsRefused) {
-  EXPECT_EQ(regression_error("reg_db.json", [](ojson& j) { j["with_bias_grad"] = false; }),
-            temp_path("reg_db.json") + ": case 0: db: given, but with_bias_grad is false");
-}
-
-TEST(RegressionParser, AnUnknownCaseFieldIsRefused) {
-  EXPECT_EQ(regression_error("reg_unknown.json", [](ojson& j) { j["cases"][3]["note"] = "x"; }),
-            temp_path("reg_unknown.json") + ": case 3: note: unknown field");
-}
+INSTANTIATE_TEST_SUITE_P(RegressionParser, RegressionFileDefect, ::testing::ValuesIn(regression_defects()),
+                         defect_name);
 
 // ---- ordo.contract/1: what fuzz_contract_file found (fuzz/regressions/fuzz_contract_file/) ---------
 
