@@ -354,14 +354,25 @@ TEST(CorpusEntryErrors, AChangedHexDigitIsAMismatchNamingTheCaseAndTheElement) {
             std::string::npos);
 }
 
-FailureRecordInput forward_failure() {
+// A failure of `property` on `subject` under `contract`, as a campaign reports it, minimised to `minimised`.
+FailureRecordInput failure_of(const Contract& contract, std::string subject, std::string property, std::string detail,
+                              std::string reproduce, const ForwardCase& minimised) {
   FailureRecordInput in;
-  in.contract = contract_fwd_f32_fma_chain();
-  in.subject = "mutant.fwd.f32.k-reversed";
-  in.property = "forward.kernel_equals_emulator";
-  in.detail = "1 of 6 elements differ";
-  in.reproduce = "ordo verify --property forward.kernel_equals_emulator --kernel mutant.fwd.f32.k-reversed --seed 1 --case 4";
-  in.minimised_case = forward_case(2, 3, 4);
+  in.contract = contract;
+  in.subject = std::move(subject);
+  in.property = std::move(property);
+  in.detail = std::move(detail);
+  in.reproduce = std::move(reproduce);
+  in.minimised_case = minimised;
+  return in;
+}
+
+FailureRecordInput forward_failure() {
+  FailureRecordInput in = failure_of(
+      contract_fwd_f32_fma_chain(), "mutant.fwd.f32.k-reversed", "forward.kernel_equals_emulator",
+      "1 of 6 elements differ",
+      "ordo verify --property forward.kernel_equals_emulator --kernel mutant.fwd.f32.k-reversed --seed 1 --case 4",
+      forward_case(2, 3, 4));
   in.seed = 1;
   in.case_index = 4;
   in.expected = oracle::emulate_dot(in.contract.plan, in.minimised_case.materialize());
@@ -438,13 +449,10 @@ TEST(FailureEntries, AForwardFailureReplaysWhileItStillDocumentsAFailure) {
 
 TEST(FailureEntries, ABackwardFailureKeepsItsMinimisedCaseAndExplicitValues) {
   const fs::path dir = fresh_dir("backward_failure");
-  FailureRecordInput in;
-  in.contract = contract_bwd_dw_f32_fma_chain();
-  in.subject = "mutant.bwd.dw.f32.call-order";
-  in.property = "backward.dw_kernel_permutation_invariance";
-  in.detail = "dW[0]: 0x00000000 against 0x33800000";
-  in.reproduce = "ordo verify --property backward.dw_kernel_permutation_invariance --seed 3 --case 0";
-  in.minimised_case = forward_case(1, 2, 3);
+  FailureRecordInput in = failure_of(
+      contract_bwd_dw_f32_fma_chain(), "mutant.bwd.dw.f32.call-order", "backward.dw_kernel_permutation_invariance",
+      "dW[0]: 0x00000000 against 0x33800000",
+      "ordo verify --property backward.dw_kernel_permutation_invariance --seed 3 --case 0", forward_case(1, 2, 3));
   ForwardProblem values = in.minimised_case.materialize();
   values.x = {1.0f, float_of(0x33800000u), -1.0f};
   in.minimised_case.explicit_values = values;
