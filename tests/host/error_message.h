@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace ordo::testing {
 
@@ -20,12 +21,25 @@ std::string error_message(Run&& run, const std::string& accepted) {
   return "";
 }
 
-// parse(text) must throw an Error whose message starts with `prefix`.
+// A text a parser must refuse, and the start of the message it must refuse it with.
+struct RefusedText {
+  std::string text, prefix;
+};
+
+// parse(text) must throw an Error whose message starts with `prefix`, for each of `refused`.
 template <class Error, class Parse>
-void expect_refused_with_prefix(Parse&& parse, const std::string& text, const std::string& prefix) {
-  const std::string message = error_message<Error>([&] { (void)parse(text); }, "accepted; expected: " + prefix);
-  if (message.empty()) return;
-  EXPECT_EQ(message.rfind(prefix, 0), 0u) << message << "\nexpected: " << prefix;
+void expect_each_refused(Parse&& parse, const std::vector<RefusedText>& refused) {
+  for (const RefusedText& r : refused) {
+    const std::string message = error_message<Error>([&] { (void)parse(r.text); }, "accepted; expected: " + r.prefix);
+    if (!message.empty()) {
+      EXPECT_EQ(message.rfind(r.prefix, 0), 0u) << message << "\nexpected: " << r.prefix;
+    }
+  }
+}
+
+// The text of a JSON object with one more member, `member` ("\"name\":value"), after its last.
+inline std::string with_member(const std::string& object_text, const std::string& member) {
+  return object_text.substr(0, object_text.size() - 1) + "," + member + "}";
 }
 
 }  // namespace ordo::testing

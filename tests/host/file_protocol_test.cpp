@@ -406,16 +406,12 @@ TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
   const std::string good = protocol::manifest_to_json(generate_cases(opts, dir)).dump();
   EXPECT_NO_THROW(protocol::parse_manifest(good, "m.json"));
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
-  const struct {
-    std::string text, message;
-  } cases[] = {
-      {good.substr(0, good.size() - 1) + ",\"notes\":" + deep + "}", "m.json: nested deeper than 16 levels"},
-      {good.substr(0, good.size() - 1) + ",\"cases\":[]}", "m.json: \"cases\" is given twice in one object"},
-      {good.substr(0, 10), "m.json: not valid JSON: "},
-  };
-  for (const auto& c : cases)
-    ordo::testing::expect_refused_with_prefix<protocol::ManifestError>(
-        [](const std::string& text) { return protocol::parse_manifest(text, "m.json"); }, c.text, c.message);
+  using ordo::testing::with_member;
+  ordo::testing::expect_each_refused<protocol::ManifestError>(
+      [](const std::string& text) { return protocol::parse_manifest(text, "m.json"); },
+      {{with_member(good, "\"notes\":" + deep), "m.json: nested deeper than 16 levels"},
+       {with_member(good, "\"cases\":[]"), "m.json: \"cases\" is given twice in one object"},
+       {good.substr(0, 10), "m.json: not valid JSON: "}});
 }
 
 TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
