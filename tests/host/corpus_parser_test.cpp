@@ -6,18 +6,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
 
 #include "core/contract_file.h"
 #include "core/float_bits.h"
+#include "corpus_error.h"
 #include "oracle/plan_emulator.h"
 #include "protocol/golden_backward.h"
 #include "protocol/golden_corpus.h"
 #include "protocol/regression_corpus.h"
 #include "protocol/strict_json.h"
-#include "corpus_error.h"
 #include "test_support.h"
 
 namespace ordo::properties {
@@ -48,7 +48,12 @@ struct Defect {
 
 void PrintTo(const Defect& d, std::ostream* os) { *os << d.name; }
 
-std::string defect_name(const ::testing::TestParamInfo<Defect>& info) { return info.param.name; }
+// The message a format's reader refuses `file` with once `edit` planted a defect in its valid file.
+using Refusal = std::string (*)(const std::string& file, const Edit& edit);
+
+std::string defect_name(const ::testing::TestParamInfo<std::tuple<Refusal, Defect>>& info) {
+  return std::get<1>(info.param).name;
+}
 
 // The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (protocol/corpus_legacy.h).
 const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
@@ -132,7 +137,7 @@ TEST(GoldenParser, DeepNestingIsRefusedWhileParsing) {
 }
 
 // One defect each in the valid ordo.golden/1 file, with the located message after the file's path. The test
-// names are GoldenParser/GoldenFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+// names are GoldenParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
 std::vector<Defect> golden_defects() {
   return {
       // The brief's crash: M * K wrapped, and a few values went into a problem claiming 2^62 rows.
@@ -194,16 +199,6 @@ std::vector<Defect> golden_defects() {
   };
 }
 
-class GoldenFileDefect : public ::testing::TestWithParam<Defect> {};
-
-TEST_P(GoldenFileDefect, IsRefusedWithItsLocatedMessage) {
-  const Defect& d = GetParam();
-  const std::string p = golden_file(d.file, d.edit);
-  EXPECT_EQ(golden_error(p), p + d.message);
-}
-
-INSTANTIATE_TEST_SUITE_P(GoldenParser, GoldenFileDefect, ::testing::ValuesIn(golden_defects()), defect_name);
-
 TEST(GoldenParser, AFileOver256MiBIsRefusedUnread) {
   const std::string p = temp_path("huge.json");
   std::ofstream(p).put('{');
@@ -248,7 +243,7 @@ TEST(GoldenBackwardParser, TheBaseFileReads) {
 }
 
 // One defect each in the valid ordo.golden-backward/1 file, with the located message after the file's path. The test
-// names are GoldenBackwardParser/GoldenBackwardFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+// names are GoldenBackwardParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
 std::vector<Defect> golden_backward_defects() {
   return {
       {"AKeysWidthOf4IsRefused", "bwd_width.json", [](ojson& j) { j["cases"][0]["keys"]["width"] = 4; },
@@ -301,16 +296,6 @@ std::vector<Defect> golden_backward_defects() {
   };
 }
 
-class GoldenBackwardFileDefect : public ::testing::TestWithParam<Defect> {};
-
-TEST_P(GoldenBackwardFileDefect, IsRefusedWithItsLocatedMessage) {
-  const Defect& d = GetParam();
-  EXPECT_EQ(backward_error(d.file, d.edit), temp_path(d.file) + d.message);
-}
-
-INSTANTIATE_TEST_SUITE_P(GoldenBackwardParser, GoldenBackwardFileDefect, ::testing::ValuesIn(golden_backward_defects()),
-                         defect_name);
-
 // ---- ordo.regression/1 -------------------------------------------------------------------------
 
 ojson regression_json() {
@@ -330,7 +315,7 @@ TEST(RegressionParser, TheRealFileReads) {
 }
 
 // One defect each in the valid ordo.regression/1 file, with the located message after the file's path. The test
-// names are RegressionParser/RegressionFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+// names are RegressionParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
 std::vector<Defect> regression_defects() {
   return {
       {"AWrongSchemaIsRefused", "reg_schema.json", [](ojson& j) { j["schema"] = "ordo.golden/1"; },
@@ -357,14 +342,30 @@ std::vector<Defect> regression_defects() {
   };
 }
 
-class RegressionFileDefect : public ::testing::TestWithParam<Defect> {};
-
-TEST_P(RegressionFileDefect, IsRefusedWithItsLocatedMessage) {
-  const Defect& d = GetParam();
-  EXPECT_EQ(regression_error(d.file, d.edit), temp_path(d.file) + d.message);
+std::string golden_file_error(const std::string& name, const Edit& edit) {
+  return golden_error(golden_file(name, edit));
 }
 
-INSTANTIATE_TEST_SUITE_P(RegressionParser, RegressionFileDefect, ::testing::ValuesIn(regression_defects()),
+// Each defect written into the valid file of its format and read by that format's reader (the first of the
+// pair: golden_file_error, backward_error or regression_error).
+class CorpusFileDefect : public ::testing::TestWithParam<std::tuple<Refusal, Defect>> {};
+
+TEST_P(CorpusFileDefect, IsRefusedWithItsLocatedMessage) {
+  const auto& [refusal, d] = GetParam();
+  EXPECT_EQ(refusal(d.file, d.edit), temp_path(d.file) + d.message);
+}
+
+INSTANTIATE_TEST_SUITE_P(GoldenParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(golden_file_error),
+                                            ::testing::ValuesIn(golden_defects())),
+                         defect_name);
+INSTANTIATE_TEST_SUITE_P(GoldenBackwardParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(backward_error),
+                                            ::testing::ValuesIn(golden_backward_defects())),
+                         defect_name);
+INSTANTIATE_TEST_SUITE_P(RegressionParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(regression_error),
+                                            ::testing::ValuesIn(regression_defects())),
                          defect_name);
 
 // ---- ordo.contract/1: what fuzz_contract_file found (fuzz/regressions/fuzz_contract_file/) ---------
