@@ -293,8 +293,7 @@ TEST(CorpusEntryErrors, AnEmbeddedContractUnderABuiltInIdWithAnotherPlanIsRefuse
 TEST(CorpusEntryErrors, AnNpyLinkOutOfTheFolderIsRefused) {
   const fs::path dir = fresh_dir("npy-link");
   const std::string path = npy_entry(dir);
-  const fs::path outside = dir.parent_path() / "ordo-outside-x.npy";
-  fs::remove(outside);
+  const fs::path outside = fs::path(ordo::testing::unique_temp_dir("corpus-entry-outside")) / "ordo-outside-x.npy";
   fs::rename(dir / "big.case0.x.npy", outside);
   fs::create_symlink(outside, dir / "big.case0.x.npy");
   EXPECT_NE(read_error(path).find("leads outside"), std::string::npos) << read_error(path);
@@ -305,26 +304,21 @@ TEST(CorpusEntryErrors, AnUnknownFieldOrABadSchemaIsRefused) {
   const std::string path = (dir / "u.json").string();
   write_corpus_entry(path, forward_entry(forward_case(2, 2, 3)));
   const ojson good = load(path);
-  ojson j = good;
-  j["cases"][0]["colour"] = "red";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": case 0: colour: unknown field");
-  j = good;
-  j["cases"][0]["expected"]["y_bits"] = 1;
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": case 0: expected.y_bits: unknown field");
-  j = good;
-  j["note"] = "x";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": note: unknown field");
-  j = good;
-  j["schema"] = "ordo.golden/1";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": schema: must be \"ordo.corpus/1\", got \"ordo.golden/1\"");
-  j = good;
-  j["expected_verdict"] = "fail";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": expected_verdict: must be \"pass\" for a golden entry (the emulator reproduces its bits)");
+  // The message the good entry is refused with after `edit`.
+  const auto error_after = [&](const std::function<void(ojson&)>& edit) {
+    ojson j = good;
+    edit(j);
+    save(path, j);
+    return read_error(path);
+  };
+  EXPECT_EQ(error_after([](ojson& j) { j["cases"][0]["colour"] = "red"; }), path + ": case 0: colour: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["cases"][0]["expected"]["y_bits"] = 1; }),
+            path + ": case 0: expected.y_bits: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["note"] = "x"; }), path + ": note: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["schema"] = "ordo.golden/1"; }),
+            path + ": schema: must be \"ordo.corpus/1\", got \"ordo.golden/1\"");
+  EXPECT_EQ(error_after([](ojson& j) { j["expected_verdict"] = "fail"; }),
+            path + ": expected_verdict: must be \"pass\" for a golden entry (the emulator reproduces its bits)");
 }
 
 TEST(CorpusEntryErrors, AChangedHexDigitIsAMismatchNamingTheCaseAndTheElement) {

@@ -211,8 +211,7 @@ std::string output_fault(CaseFolder& folder) {
 
 TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
   const std::string dir = fresh_folder("bad-y");
-  CasesOptions opts = one_small_case();
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(one_small_case(), dir));
   write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   const std::string y = dir + "/" + c.y;
@@ -245,8 +244,7 @@ TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
 
 TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
   const std::string dir = fresh_folder("bad");
-  CasesOptions opts = one_small_case();
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(one_small_case(), dir));
   write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   // A BF16 operand file in an f32 folder.
