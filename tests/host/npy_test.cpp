@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace ordo {
 namespace {
 
@@ -228,10 +230,7 @@ TEST(NpyErrors, ExtraData) {
 class NpyFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("ordo_npy_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = ordo::testing::test_temp_dir("npy");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& leaf) const { return (dir_ / leaf).string(); }

@@ -37,6 +37,11 @@ inline std::string unique_temp_dir(const std::string& tag) {
 // A path for a test's files that no other process uses: `name` (not created) inside a fresh unique_temp_dir.
 inline std::string unique_temp_path(const std::string& name) { return unique_temp_dir(name) + "/" + name; }
 
+// A unique_temp_dir for the running test, named after it ("ordo-" + tag + "-" + the test's name).
+inline std::string test_temp_dir(const std::string& tag) {
+  return unique_temp_dir(tag + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+}
+
 // `name` (not created) in a unique_temp_dir made on the first call and shared by the rest of this process:
 // the same name is the same file within a run, and two runs never share it.
 inline std::string process_temp_path(const std::string& name) {
