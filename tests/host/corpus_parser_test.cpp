@@ -84,6 +84,14 @@ std::string golden_file(const std::string& name, const Edit& edit) {
   return write_text(name, j.dump());
 }
 
+// The message `read` refuses a file with: the valid file `valid()` after `edit`, written as `name`.
+template <class Read>
+std::string edited_file_error(ojson (*valid)(), Read read, const std::string& name, const Edit& edit) {
+  ojson j = valid();
+  edit(j);
+  return corpus_error_of(read, write_text(name, j.dump()));
+}
+
 std::string golden_error(const std::string& path) { return corpus_error_of(read_golden_file, path); }
 
 void set_case(ojson& j, const char* field, const ojson& v) { j["cases"][0][field] = v; }
@@ -229,9 +237,7 @@ ojson backward_json() {
 }
 
 std::string backward_error(const std::string& name, const Edit& edit) {
-  ojson j = backward_json();
-  edit(j);
-  return corpus_error_of(read_golden_backward_file, write_text(name, j.dump()));
+  return edited_file_error(backward_json, read_golden_backward_file, name, edit);
 }
 
 TEST(GoldenBackwardParser, TheBaseFileReads) {
@@ -304,9 +310,7 @@ ojson regression_json() {
 }
 
 std::string regression_error(const std::string& name, const Edit& edit) {
-  ojson j = regression_json();
-  edit(j);
-  return corpus_error_of(read_regression_file, write_text(name, j.dump()));
+  return edited_file_error(regression_json, read_regression_file, name, edit);
 }
 
 TEST(RegressionParser, TheRealFileReads) {
@@ -343,7 +347,7 @@ std::vector<Defect> regression_defects() {
 }
 
 std::string golden_file_error(const std::string& name, const Edit& edit) {
-  return golden_error(golden_file(name, edit));
+  return edited_file_error(golden_json, read_golden_file, name, edit);
 }
 
 // Each defect written into the valid file of its format and read by that format's reader (the first of the
