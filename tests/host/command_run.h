@@ -26,6 +26,8 @@ inline CommandRun run_command(const std::string& command_line) {
 }
 
 // `ordo ARGS` with stderr folded into the output.
-inline CommandRun run_ordo(const std::string& args) { return run_command(std::string(ORDO_BINARY) + " " + args + " 2>&1"); }
+inline CommandRun run_ordo(const std::string& args) {
+  return run_command(std::string(ORDO_BINARY) + " " + args + " 2>&1");
+}
 
 }  // namespace ordo::testing

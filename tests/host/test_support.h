@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -37,9 +38,12 @@ inline std::string unique_temp_dir(const std::string& tag) {
 // A path for a test's files that no other process uses: `name` (not created) inside a fresh unique_temp_dir.
 inline std::string unique_temp_path(const std::string& name) { return unique_temp_dir(name) + "/" + name; }
 
-// A unique_temp_dir for the running test, named after it ("ordo-" + tag + "-" + the test's name).
+// A unique_temp_dir for the running test, named after it ("ordo-" + tag + "-" + the test's name, a '/' of
+// a parametrised test's name made '_').
 inline std::string test_temp_dir(const std::string& tag) {
-  return unique_temp_dir(tag + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  return unique_temp_dir(tag + "-" + name);
 }
 
 // `name` (not created) in a unique_temp_dir made on the first call and shared by the rest of this process:
