@@ -101,7 +101,7 @@ void check_in_order_split(const Contract& c) {
 ORDO_RC_PROP_PER_CONTRACT(BackwardSession, Dw, bwd_dw, InOrderSplitEqualsWholeBatch, check_in_order_split)
 
 // Token t: x = [t+1, 1], g = [1, (t+1)/4], key (0, t).
-BackwardWeightProblem tokens(std::vector<std::int64_t> ts, bool bf16 = false) {
+BackwardWeightProblem tokens(const std::vector<std::int64_t>& ts, bool bf16 = false) {
   BackwardWeightProblem p;
   p.T = static_cast<std::int64_t>(ts.size());
   p.N = 2;

@@ -40,7 +40,8 @@ std::string with_field(const std::string& field, const std::string& value) {
       if (value.empty()) continue;
       val = value;
     }
-    text += (text.size() > 1 ? ", " : "") + ("\"" + name + "\": " + val);
+    text += text.size() > 1 ? ", " : "";
+    text.append("\"").append(name).append("\": ").append(val);
   }
   if (!replaced) text += ", \"" + field + "\": " + value;
   return text + "}";

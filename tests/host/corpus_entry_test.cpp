@@ -187,7 +187,7 @@ TEST(CorpusEntry, AContractFileIsEmbeddedAndAnIdIsFoundInTheContractFolder) {
 
 // An entry with X and W in .npy files: K = 5000 puts them over the 4096-value limit; BF16 operands.
 std::string npy_entry(const fs::path& dir) {
-  const std::string path = (dir / "big.json").string();
+  std::string path = (dir / "big.json").string();
   write_corpus_entry(path, forward_entry(forward_case(2, 3, 5000, true), contract_fwd_bf16_tc_fdpa_sm90()));
   return path;
 }
@@ -400,6 +400,7 @@ TEST(FailureEntries, ThreadsAddingOneFailureWriteOneFile) {
   const FailureRecordInput in = forward_failure();
   std::atomic<int> written{0}, present{0};
   std::vector<std::thread> threads;
+  threads.reserve(8);
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([&] { (add_failure_entry(dir.string(), in) == AddOutcome::written ? written : present) += 1; });
   for (std::thread& t : threads) t.join();

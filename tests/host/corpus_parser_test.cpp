@@ -61,7 +61,7 @@ const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "
 std::string temp_path(const std::string& name) { return ordo::testing::process_temp_path("corpus_parser_" + name); }
 
 std::string write_text(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
+  std::string path = temp_path(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -428,7 +428,11 @@ TEST(StrictJson, Hex32IsExactlyEightDigits) {
   for (const char* bad : {"", "0", "fffffff", "fffffffff", "0x000000", "-0000000", "+0000000", " 0000000",
                           "0000000 ", "0000000g", "0000\n000"})
     EXPECT_FALSE(parse_hex32(bad).has_value()) << '"' << bad << '"';
-  EXPECT_FALSE(parse_hex32(std::string_view("0000\0000", 8)).has_value());
+  // Eight characters, the fifth a NUL ("0000\0000" was six, and the view read past its end).
+  EXPECT_FALSE(parse_hex32(std::string_view("0000\0"
+                                            "000",
+                                            8))
+                   .has_value());
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ std::string edited_copy(const std::string& from, const fs::path& dir, const std:
   std::ifstream in(from);
   ojson j = ojson::parse(in);
   edit(j);
-  const std::string path = (dir / name).string();
+  std::string path = (dir / name).string();
   std::ofstream(path) << j.dump(1) << "\n";
   return path;
 }

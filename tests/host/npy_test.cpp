@@ -69,8 +69,8 @@ TEST(Npy, WritesTheHeaderNumpyWrites) {
 }
 
 TEST(Npy, HeaderFormsOfShape) {
-  const auto header = [](std::vector<std::int64_t> shape) {
-    const std::string h = protocol::encode_npy_header(NpyDtype::i8, shape, NpyBf16Descr::u2, "x");
+  const auto header = [](const std::vector<std::int64_t>& shape) {
+    std::string h = protocol::encode_npy_header(NpyDtype::i8, shape, NpyBf16Descr::u2, "x");
     EXPECT_EQ(h.size() % 64, 0u);
     EXPECT_EQ(h.back(), '\n');
     return h;
@@ -133,7 +133,8 @@ TEST(Npy, ValueHelpersCheckTheDtype) {
 }
 
 // Errors, one each.
-TEST(NpyErrors, BadMagic) { expect_error("\x93NUMPX\x01\x00\x00\x00", "bad magic"); }
+// The bytes up to the first NUL: what the literal "\x93NUMPX\x01\x00\x00\x00" always passed as a std::string.
+TEST(NpyErrors, BadMagic) { expect_error("\x93NUMPX\x01", "bad magic"); }
 TEST(NpyErrors, EmptyInput) { expect_error("", "empty file"); }
 TEST(NpyErrors, TruncatedPreamble) {
   expect_error("\x93NUMPY\x01", "truncated: the file ends inside the .npy preamble");
@@ -157,8 +158,9 @@ TEST(NpyErrors, HeaderWithoutNewline) {
   expect_error(b, "the header does not end with '\\n'");
 }
 TEST(NpyErrors, OtherDtypes) {
-  expect_error(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (), }", "\0\0"), "descr '<f2'");
-  expect_error(npy_bytes("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", "\0"), "descr '|u1'");
+  // No data: what the literals "\0\0" and "\0" always passed as a std::string.
+  expect_error(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (), }", ""), "descr '<f2'");
+  expect_error(npy_bytes("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", ""), "descr '|u1'");
 }
 TEST(NpyErrors, DimensionAbove2To40) {
   expect_error(npy_bytes(f4_dict("(1099511627777, 0)"), ""), "dimension 1099511627777 in shape exceeds 2^40");

@@ -403,7 +403,7 @@ CommandRun ordo_report(const std::string& args) { return ordo::testing::run_ordo
 
 // Writes `text` as ordo-report-NAME in `dir` (the name the command's messages must quote); returns its path.
 std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/ordo-report-" + name;
+  std::string path = dir + "/ordo-report-" + name;
   std::ofstream(path) << text;
   return path;
 }
