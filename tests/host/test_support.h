@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,7 +31,8 @@ inline ForwardProblem dot_problem(std::vector<float> x, std::vector<float> w, st
 // its name starting "ordo-" + tag. Concurrent ctest runs (several checkouts on one machine, or -j) never meet
 // in it, as they did in fixed paths like /tmp/ordo-files-cache.
 inline std::string unique_temp_dir(const std::string& tag) {
-  std::string pattern = ::testing::TempDir() + "/ordo-" + tag + "-XXXXXX";
+  // Joined as paths: TempDir() ends in '/', and a "//" in the folder would not match paths listed inside it.
+  std::string pattern = (std::filesystem::path(::testing::TempDir()) / ("ordo-" + tag + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp " + pattern + " failed");
   return pattern;
 }
