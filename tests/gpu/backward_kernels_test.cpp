@@ -559,6 +559,27 @@ void run_scenarios(const std::vector<Scenario<Args>>& list, const std::function<
   }
 }
 
+// The scenarios of a dX variant `id`, each from the valid dX call on buf; dX must keep its bytes.
+void run_dx_scenarios(const std::vector<Scenario<kernels::BackwardDataArgs>>& list, const char* id,
+                      const FailClosedBuffers& buf) {
+  using A = kernels::BackwardDataArgs;
+  run_scenarios<A>(
+      list, [&] { return valid_dx_args(buf); }, id,
+      [](const std::string& variant, const A& a) { return kernels::backward_data(variant, a); }, buf,
+      {{buf.dx, kM * kK * sizeof(float)}});
+}
+
+// The scenarios of a dW variant `id`, each from the valid dW call on buf (from +0, or accumulating); dW
+// and db must keep their bytes.
+void run_dw_scenarios(const std::vector<Scenario<kernels::BackwardWeightArgs>>& list, const char* id,
+                      const FailClosedBuffers& buf, bool accumulate) {
+  using A = kernels::BackwardWeightArgs;
+  run_scenarios<A>(
+      list, [&] { return valid_dw_args(buf, accumulate); }, id,
+      [](const std::string& variant, const A& a) { return kernels::backward_weight(variant, a); }, buf,
+      {{buf.dw, kN * kK * sizeof(float)}, {buf.db, kN * sizeof(float)}});
+}
+
 // The operand dtype a flavour does not take, named for the scenarios.
 DType other_operand_dtype(const Flavour& f) { return f.bf16 ? DType::f32 : DType::bf16; }
 std::string is_other(const char* operand, const Flavour& f) {
@@ -622,12 +643,9 @@ TEST_P(BackwardKernels, DataFailsClosed) {
        }},
   };
   // The valid call itself succeeds (so the scenarios fail for their one defect).
-  const std::vector<std::pair<void*, std::size_t>> outputs = {{buf.dx, kM * kK * sizeof(float)}};
   EXPECT_TRUE(kernels::backward_data(f.dx, valid_dx_args(buf)).ok());
   check_cuda(cudaDeviceSynchronize(), "valid dX call");
-  run_scenarios<A>(
-      list, [&] { return valid_dx_args(buf); }, f.dx,
-      [](const std::string& id, const A& a) { return kernels::backward_data(id, a); }, buf, outputs);
+  run_dx_scenarios(list, f.dx, buf);
 }
 
 TEST_P(BackwardKernels, WeightFailsClosed) {
@@ -715,14 +733,10 @@ TEST_P(BackwardKernels, WeightFailsClosed) {
   } else {
     std::cout << "[ NOTE ] wrong_device scenario not run: it needs a second GPU (" << devices << " present)\n";
   }
-  const std::vector<std::pair<void*, std::size_t>> outputs = {{buf.dw, kN * kK * sizeof(float)},
-                                                              {buf.db, kN * sizeof(float)}};
   for (const bool accumulate : {false, true}) {
     EXPECT_TRUE(kernels::backward_weight(f.dw, valid_dw_args(buf, accumulate)).ok());
     check_cuda(cudaDeviceSynchronize(), "valid dW call");
-    run_scenarios<A>(
-        list, [&] { return valid_dw_args(buf, accumulate); }, f.dw,
-        [](const std::string& id, const A& a) { return kernels::backward_weight(id, a); }, buf, outputs);
+    run_dw_scenarios(list, f.dw, buf, accumulate);
   }
 }
 
@@ -761,21 +775,17 @@ TEST_F(BackwardKernelsAll, OutOfRangeVariantsRefuseTheDevice) {
     ASSERT_TRUE(dx && dw) << f.name;
     if (const std::string why = outside_sm_range(*dx); !why.empty()) {
       using A = kernels::BackwardDataArgs;
-      run_scenarios<A>(
-          {{why, StatusCode::unsupported_device, [](A&, std::string&, const FailClosedBuffers&, HostBlocks&) {}}},
-          [&] { return valid_dx_args(buf); }, f.dx,
-          [](const std::string& id, const A& a) { return kernels::backward_data(id, a); }, buf,
-          {{buf.dx, kM * kK * sizeof(float)}});
+      run_dx_scenarios(
+          {{why, StatusCode::unsupported_device, [](A&, std::string&, const FailClosedBuffers&, HostBlocks&) {}}}, f.dx,
+          buf);
       ++checked;
     }
     if (const std::string why = outside_sm_range(*dw); !why.empty()) {
       using A = kernels::BackwardWeightArgs;
       for (const bool accumulate : {false, true})
-        run_scenarios<A>(
+        run_dw_scenarios(
             {{why, StatusCode::unsupported_device, [](A&, std::string&, const FailClosedBuffers&, HostBlocks&) {}}},
-            [&] { return valid_dw_args(buf, accumulate); }, f.dw,
-            [](const std::string& id, const A& a) { return kernels::backward_weight(id, a); }, buf,
-            {{buf.dw, kN * kK * sizeof(float)}, {buf.db, kN * sizeof(float)}});
+            f.dw, buf, accumulate);
       kernels::BackwardWeightPlan plan;
       EXPECT_EQ(kernels::plan_backward_weight(f.dw, valid_dw_args(buf, false), &plan).code,
                 StatusCode::unsupported_device)

@@ -88,18 +88,9 @@ BackwardWeightResult emulate(const SessionFlavour& f, const BackwardWeightProble
   return r.result;
 }
 
-// The active keys of p in canonical order: a session's expected keys.
-LogicalKeys canonical_keys(const BackwardWeightProblem& p) {
-  LogicalKeys k{p.keys->width, {}};
-  for (const std::int64_t t : token_order(p).rows) {
-    const std::int64_t* row = p.keys->view().row(t);
-    k.values.insert(k.values.end(), row, row + p.keys->width);
-  }
-  return k;
-}
-
-std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavour& f, const DeviceWeightGrad& out,
-                                                             std::optional<LogicalKeys> expected) {
+// A session of f's dW variant writing dW/db into `out`, expecting `expected` keys (nullopt: in-order mode).
+kernels::BackwardWeightSessionConfig session_config(const SessionFlavour& f, const DeviceWeightGrad& out,
+                                                    std::optional<LogicalKeys> expected) {
   kernels::BackwardWeightSessionConfig cfg;
   cfg.variant_id = f.dw;
   cfg.N = out.N;
@@ -107,6 +98,12 @@ std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavou
   cfg.dw = out.dw_ref();
   cfg.db = out.db_ref();
   cfg.expected_keys = std::move(expected);
+  return cfg;
+}
+
+std::unique_ptr<kernels::BackwardWeightSession> make_session(const SessionFlavour& f, const DeviceWeightGrad& out,
+                                                             std::optional<LogicalKeys> expected) {
+  const kernels::BackwardWeightSessionConfig cfg = session_config(f, out, std::move(expected));
   std::unique_ptr<kernels::BackwardWeightSession> s;
   if (const Status st = kernels::BackwardWeightSession::create(cfg, &s); !st.ok())
     throw std::runtime_error("BackwardWeightSession::create refused a valid configuration: " + st.to_string());
@@ -440,13 +437,7 @@ TEST_P(BackwardWeightSessionTest, CreateFailsClosed) {
   const SessionFlavour& f = flavour();
   DeviceWeightGrad out(7, 9, true);
   const auto create = [&](const std::function<void(kernels::BackwardWeightSessionConfig&)>& change) {
-    kernels::BackwardWeightSessionConfig cfg;
-    cfg.variant_id = f.dw;
-    cfg.N = 7;
-    cfg.K = 9;
-    cfg.dw = out.dw_ref();
-    cfg.db = out.db_ref();
-    cfg.expected_keys = LogicalKeys{2, {0, 1, 0, 2, 3, -5}};
+    kernels::BackwardWeightSessionConfig cfg = session_config(f, out, LogicalKeys{2, {0, 1, 0, 2, 3, -5}});  // N 7, K 9
     change(cfg);
     std::unique_ptr<kernels::BackwardWeightSession> s;
     const Status st = kernels::BackwardWeightSession::create(cfg, &s);

@@ -38,24 +38,8 @@ void check_dw_equals_reference(const Contract& c) {
     RC_FAIL(c.id + " " + describe(p, fc) + ": emulator against reference " + d);
 }
 
-RC_GTEST_PROP(BackwardEmulator, DxF32EqualsScalarReference, ()) {
-  check_dx_equals_reference(contract_bwd_dx_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardEmulator, DxBf16Sm80EqualsScalarReference, ()) {
-  check_dx_equals_reference(contract_bwd_dx_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardEmulator, DxBf16Sm90EqualsScalarReference, ()) {
-  check_dx_equals_reference(contract_bwd_dx_bf16_tc_fdpa_sm90());
-}
-RC_GTEST_PROP(BackwardEmulator, DwF32EqualsScalarReference, ()) {
-  check_dw_equals_reference(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardEmulator, DwBf16Sm80EqualsScalarReference, ()) {
-  check_dw_equals_reference(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardEmulator, DwBf16Sm90EqualsScalarReference, ()) {
-  check_dw_equals_reference(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardEmulator, Dx, bwd_dx, EqualsScalarReference, check_dx_equals_reference)
+ORDO_RC_PROP_PER_CONTRACT(BackwardEmulator, Dw, bwd_dw, EqualsScalarReference, check_dw_equals_reference)
 
 BackwardWeightProblem small_weight_problem() {
   BackwardWeightProblem p;

@@ -77,15 +77,7 @@ void check_fused_qkv_forward(const Contract& c) {
   }
 }
 
-RC_GTEST_PROP(BackwardFusedShard, ForwardF32FusedQkvEqualsSeparate, ()) {
-  check_fused_qkv_forward(contract_fwd_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardFusedShard, ForwardBf16Sm80FusedQkvEqualsSeparate, ()) {
-  check_fused_qkv_forward(contract_fwd_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardFusedShard, ForwardBf16Sm90FusedQkvEqualsSeparate, ()) {
-  check_fused_qkv_forward(contract_fwd_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardFusedShard, Forward, fwd, FusedQkvEqualsSeparate, check_fused_qkv_forward)
 
 // N cut into Q, K and V, or one shard [n0, n1) of N: each part's dW and db against rows of the whole.
 void check_weight_parts(const Contract& c, bool qkv) {
@@ -110,24 +102,11 @@ void check_weight_parts(const Contract& c, bool qkv) {
   }
 }
 
-RC_GTEST_PROP(BackwardFusedShard, DwF32FusedQkvSlicesEqualSeparate, ()) {
-  check_weight_parts(contract_bwd_dw_f32_fma_chain(), true);
-}
-RC_GTEST_PROP(BackwardFusedShard, DwBf16Sm80FusedQkvSlicesEqualSeparate, ()) {
-  check_weight_parts(contract_bwd_dw_bf16_tc_fdpa_sm80(), true);
-}
-RC_GTEST_PROP(BackwardFusedShard, DwBf16Sm90FusedQkvSlicesEqualSeparate, ()) {
-  check_weight_parts(contract_bwd_dw_bf16_tc_fdpa_sm90(), true);
-}
-RC_GTEST_PROP(BackwardFusedShard, DwF32ColumnShardEqualsSlice, ()) {
-  check_weight_parts(contract_bwd_dw_f32_fma_chain(), false);
-}
-RC_GTEST_PROP(BackwardFusedShard, DwBf16Sm80ColumnShardEqualsSlice, ()) {
-  check_weight_parts(contract_bwd_dw_bf16_tc_fdpa_sm80(), false);
-}
-RC_GTEST_PROP(BackwardFusedShard, DwBf16Sm90ColumnShardEqualsSlice, ()) {
-  check_weight_parts(contract_bwd_dw_bf16_tc_fdpa_sm90(), false);
-}
+void check_fused_qkv_slices(const Contract& c) { check_weight_parts(c, true); }
+void check_column_shard(const Contract& c) { check_weight_parts(c, false); }
+
+ORDO_RC_PROP_PER_CONTRACT(BackwardFusedShard, Dw, bwd_dw, FusedQkvSlicesEqualSeparate, check_fused_qkv_slices)
+ORDO_RC_PROP_PER_CONTRACT(BackwardFusedShard, Dw, bwd_dw, ColumnShardEqualsSlice, check_column_shard)
 
 void check_forward_shard(const Contract& c) {
   const ForwardCase fc = *properties::gen_forward_case({.max_m = 16, .max_n = 48, .max_k = 80, .max_volume = 20000},

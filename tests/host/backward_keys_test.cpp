@@ -91,15 +91,7 @@ void check_joint_permutation_invariance(const Contract& c) {
     RC_FAIL(c.id + " " + describe(p, fc) + ": permuted rows changed " + d);
 }
 
-RC_GTEST_PROP(BackwardKeys, DwF32InvariantUnderJointPermutation, ()) {
-  check_joint_permutation_invariance(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardKeys, DwBf16Sm80InvariantUnderJointPermutation, ()) {
-  check_joint_permutation_invariance(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardKeys, DwBf16Sm90InvariantUnderJointPermutation, ()) {
-  check_joint_permutation_invariance(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardKeys, Dw, bwd_dw, InvariantUnderJointPermutation, check_joint_permutation_invariance)
 
 // The invariance above can only fail if the data lets the order show: on a good share of the generated
 // cases, reducing the same rows in two call orders gives other bits. Required, not only counted.
@@ -145,15 +137,7 @@ void check_padding_changes_nothing(const Contract& c) {
     RC_FAIL(c.id + " " + describe(q, fc) + ": padding rows changed " + d);
 }
 
-RC_GTEST_PROP(BackwardKeys, DwF32PaddingRowsChangeNothing, ()) {
-  check_padding_changes_nothing(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardKeys, DwBf16Sm80PaddingRowsChangeNothing, ()) {
-  check_padding_changes_nothing(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardKeys, DwBf16Sm90PaddingRowsChangeNothing, ()) {
-  check_padding_changes_nothing(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardKeys, Dw, bwd_dw, PaddingRowsChangeNothing, check_padding_changes_nothing)
 
 const Contract& any_dw_contract() {
   return **rc::gen::elementOf(std::vector<const Contract*>{

@@ -17,6 +17,7 @@
 #include "protocol/corpus_entry.h"
 #include "properties/corpus_replay.h"
 #include "protocol/strict_json.h"
+#include "test_support.h"
 
 namespace ordo::testing {
 namespace {
@@ -44,7 +45,7 @@ std::vector<std::string> check_regression_entry(const std::string& path) {
       const BackwardWeightResult want{c.expected, c.expected_db};
       if (const std::string d = first_difference(oracle::reference_backward_weight(*c.weight, e.contract.plan), want);
           !d.empty())
-        problems.push_back(path + ": case " + std::to_string(i) + " (" + c.label + "): scalar reference: " + d);
+        problems.push_back(path + ": case " + std::to_string(i) + " (" + c.label + "): scalar reference: " += d);
     }
   } catch (const std::exception& ex) {
     problems.push_back(ex.what());  // CorpusError: "PATH: case N: FIELD: ..."
@@ -70,7 +71,7 @@ std::string mutated_copy(const std::filesystem::path& from, const std::string& n
   std::ifstream in(from);
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);
   edit(j);
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::string path = ordo::testing::process_temp_path(name);
   std::ofstream(path) << j.dump(1) << "\n";
   return path;
 }

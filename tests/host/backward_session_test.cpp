@@ -24,16 +24,6 @@ BackwardSessionConfig config_for(const BackwardWeightProblem& p, const Contract&
   return cfg;
 }
 
-// The active keys of p in canonical order.
-LogicalKeys expected_keys(const BackwardWeightProblem& p) {
-  LogicalKeys keys{p.keys->width, {}};
-  for (const std::int64_t t : token_order(p).rows) {
-    const std::int64_t* k = p.keys->view().row(t);
-    keys.values.insert(keys.values.end(), k, k + p.keys->width);
-  }
-  return keys;
-}
-
 // Cuts rows (in the given order) into `parts` contiguous microbatches, some possibly empty.
 std::vector<BackwardWeightProblem> split(const BackwardWeightProblem& p, const std::vector<std::int64_t>& rows,
                                          int parts, Rng& rng) {
@@ -56,7 +46,7 @@ void check_any_split_any_arrival(const Contract& c) {
   std::vector<BackwardWeightProblem> batches = split(p, random_permutation(p.T, rng), parts, rng);
   for (std::size_t i = batches.size(); i > 1; --i) std::swap(batches[i - 1], batches[rng.next() % i]);
   BackwardSessionConfig cfg = config_for(p, c);
-  cfg.expected_keys = expected_keys(p);
+  cfg.expected_keys = canonical_keys(p);
   BackwardSession session(cfg);
   std::int64_t most_buffered = 0;
   for (const BackwardWeightProblem& b : batches) {
@@ -74,15 +64,7 @@ void check_any_split_any_arrival(const Contract& c) {
             " microbatches in any order: session against whole batch " + d);
 }
 
-RC_GTEST_PROP(BackwardSession, DwF32AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm80AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm90AnySplitAnyArrivalEqualsWholeBatch, ()) {
-  check_any_split_any_arrival(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardSession, Dw, bwd_dw, AnySplitAnyArrivalEqualsWholeBatch, check_any_split_any_arrival)
 
 // In-order mode: with keys, microbatches cut from the canonical order (padding rows anywhere, each
 // microbatch's rows shuffled); without keys, microbatches cut from the call order.
@@ -116,18 +98,10 @@ void check_in_order_split(const Contract& c) {
             " microbatches in order: session against whole batch " + d);
 }
 
-RC_GTEST_PROP(BackwardSession, DwF32InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_f32_fma_chain());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm80InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_bf16_tc_fdpa_sm80());
-}
-RC_GTEST_PROP(BackwardSession, DwBf16Sm90InOrderSplitEqualsWholeBatch, ()) {
-  check_in_order_split(contract_bwd_dw_bf16_tc_fdpa_sm90());
-}
+ORDO_RC_PROP_PER_CONTRACT(BackwardSession, Dw, bwd_dw, InOrderSplitEqualsWholeBatch, check_in_order_split)
 
 // Token t: x = [t+1, 1], g = [1, (t+1)/4], key (0, t).
-BackwardWeightProblem tokens(std::vector<std::int64_t> ts, bool bf16 = false) {
+BackwardWeightProblem tokens(const std::vector<std::int64_t>& ts, bool bf16 = false) {
   BackwardWeightProblem p;
   p.T = static_cast<std::int64_t>(ts.size());
   p.N = 2;

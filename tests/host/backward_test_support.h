@@ -32,6 +32,16 @@ using properties::weight_problem;
 
 inline bool is_tc(const Contract& c) { return c.plan.step.kind == StepKind::tc_fdpa; }
 
+// The active keys of p in canonical order: what a dW session expects to be handed.
+inline LogicalKeys canonical_keys(const BackwardWeightProblem& p) {
+  LogicalKeys k{p.keys->width, {}};
+  for (const std::int64_t t : token_order(p).rows) {
+    const std::int64_t* row = p.keys->view().row(t);
+    k.values.insert(k.values.end(), row, row + p.keys->width);
+  }
+  return k;
+}
+
 // Shapes of backward cases. For dX the forward case's (M, N, K) read as dX's (M, K, N): N, the
 // reduced axis, is the forward K. For dW they read as (N, K, T): the tokens are the forward K.
 inline rc::Gen<ForwardCase> gen_backward_case(const Contract& c, properties::ShapeLimits limits) {
@@ -88,3 +98,12 @@ inline BackwardWeightProblem bf16_order_repro(bool reversed, bool with_keys) {
 }
 
 }  // namespace ordo::testing
+
+// The same RapidCheck property once per arithmetic of an operation, as three tests named
+// <Op>F32<Name>, <Op>Bf16Sm80<Name> and <Op>Bf16Sm90<Name> (e.g. DwF32PaddingRowsChangeNothing): `check`
+// is called with the FP32 FMA-chain contract and the two tensor-core contracts of `operation` (fwd, bwd_dx
+// or bwd_dw).
+#define ORDO_RC_PROP_PER_CONTRACT(Suite, Op, operation, Name, check)                                          \
+  RC_GTEST_PROP(Suite, Op##F32##Name, ()) { check(::ordo::contract_##operation##_f32_fma_chain()); }         \
+  RC_GTEST_PROP(Suite, Op##Bf16Sm80##Name, ()) { check(::ordo::contract_##operation##_bf16_tc_fdpa_sm80()); } \
+  RC_GTEST_PROP(Suite, Op##Bf16Sm90##Name, ()) { check(::ordo::contract_##operation##_bf16_tc_fdpa_sm90()); }

@@ -11,6 +11,7 @@
 #include "core/contract_file.h"
 #include "protocol/cases_manifest.h"
 #include "protocol/npy.h"
+#include "test_support.h"
 
 namespace ordo {
 namespace {
@@ -20,10 +21,8 @@ namespace fs = std::filesystem;
 class BoundedFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    // One folder per test: ctest runs the tests of this fixture in parallel processes.
-    dir_ = fs::path(::testing::TempDir()) /
-           ("ordo-bounded-files-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
+    // One folder per test and run: ctest runs the tests of this fixture in parallel processes.
+    dir_ = ordo::testing::test_temp_dir("bounded-files");
     fs::create_directories(dir_ / "data");
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }

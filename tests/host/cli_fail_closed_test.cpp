@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,27 +15,15 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "command_run.h"
 #include "test_support.h"
 
 namespace ordo {
 namespace {
 
-struct OrdoRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using OrdoRun = ordo::testing::CommandRun;
 
-OrdoRun ordo(const std::string& args) {
-  const std::string cmd = std::string(ORDO_BINARY) + " " + args + " 2>&1";
-  OrdoRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+OrdoRun ordo(const std::string& args) { return ordo::testing::run_ordo(args); }
 
 std::string folder(const std::string& name) {
   return ordo::testing::unique_temp_path("cli-" + name);
@@ -222,14 +209,10 @@ TEST(CliFailClosed, AMissingOutputIsOneFailedCase) {
 TEST(CliFailClosed, JsonSummaryOnStdoutAlone) {
   const std::string dir = folder("json-summary");
   ASSERT_EQ(ordo("cases --contract fwd.f32.fma-chain/1 --shape 4x5x6 --out " + dir).exit_code, 0);
-  const std::string cmd = std::string(ORDO_BINARY) + " check " + dir + " --quiet --json - 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int status = pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;  // no outputs written: every case a subject fault
+  const ordo::testing::CommandRun run =
+      ordo::testing::run_command(std::string(ORDO_BINARY) + " check " + dir + " --quiet --json - 2>/dev/null");
+  const std::string& out = run.output;
+  EXPECT_EQ(run.exit_code, 1) << out;  // no outputs written: every case a subject fault
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(out)) << "stdout is not the summary alone:\n" << out;
   EXPECT_EQ(j["schema"], "ordo.summary/1");

@@ -7,6 +7,7 @@
 
 #include "core/contract.h"
 #include "core/contract_file.h"
+#include "test_support.h"
 
 namespace ordo {
 namespace {
@@ -39,7 +40,8 @@ std::string with_field(const std::string& field, const std::string& value) {
       if (value.empty()) continue;
       val = value;
     }
-    text += (text.size() > 1 ? ", " : "") + ("\"" + name + "\": " + val);
+    text += text.size() > 1 ? ", " : "";
+    text.append("\"").append(name).append("\": ").append(val);
   }
   if (!replaced) text += ", \"" + field + "\": " + value;
   return text + "}";
@@ -195,7 +197,7 @@ TEST(ContractFile, UnknownIdsNameTheNearestBuiltIns) {
 }
 
 TEST(ContractFile, AFileMayNotReuseABuiltInIdForAnotherPlan) {
-  const std::string path = ::testing::TempDir() + "/reuse.json";
+  const std::string path = ordo::testing::process_temp_path("reuse.json");
   {
     std::FILE* f = std::fopen(path.c_str(), "w");
     ASSERT_NE(f, nullptr);

@@ -25,6 +25,8 @@
 #include "protocol/strict_json.h"
 #include "protocol/npy.h"
 #include "subjects/backward_subject.h"
+#include "corpus_error.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -45,12 +47,8 @@ using protocol::write_corpus_entry;
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("corpus_entry_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// An empty folder of this run's own (two runs at once never share it).
+fs::path fresh_dir(const std::string& name) { return ordo::testing::unique_temp_dir("corpus-entry-" + name); }
 
 ojson load(const fs::path& p) {
   std::ifstream in(p);
@@ -83,17 +81,9 @@ CorpusEntry forward_entry(const ForwardCase& fc, const Contract& contract = cont
   return e;
 }
 
+// The message read_corpus_entry refuses `path` with (a failure if it accepts it or throws another type).
 std::string read_error(const std::string& path) {
-  try {
-    read_corpus_entry(path);
-  } catch (const CorpusError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << path << ": not a CorpusError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << path << " was accepted";
-  return "";
+  return ordo::testing::corpus_error_of([](const std::string& p) { return read_corpus_entry(p); }, path);
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
@@ -197,7 +187,7 @@ TEST(CorpusEntry, AContractFileIsEmbeddedAndAnIdIsFoundInTheContractFolder) {
 
 // An entry with X and W in .npy files: K = 5000 puts them over the 4096-value limit; BF16 operands.
 std::string npy_entry(const fs::path& dir) {
-  const std::string path = (dir / "big.json").string();
+  std::string path = (dir / "big.json").string();
   write_corpus_entry(path, forward_entry(forward_case(2, 3, 5000, true), contract_fwd_bf16_tc_fdpa_sm90()));
   return path;
 }
@@ -303,8 +293,7 @@ TEST(CorpusEntryErrors, AnEmbeddedContractUnderABuiltInIdWithAnotherPlanIsRefuse
 TEST(CorpusEntryErrors, AnNpyLinkOutOfTheFolderIsRefused) {
   const fs::path dir = fresh_dir("npy-link");
   const std::string path = npy_entry(dir);
-  const fs::path outside = dir.parent_path() / "ordo-outside-x.npy";
-  fs::remove(outside);
+  const fs::path outside = fs::path(ordo::testing::unique_temp_dir("corpus-entry-outside")) / "ordo-outside-x.npy";
   fs::rename(dir / "big.case0.x.npy", outside);
   fs::create_symlink(outside, dir / "big.case0.x.npy");
   EXPECT_NE(read_error(path).find("leads outside"), std::string::npos) << read_error(path);
@@ -315,26 +304,21 @@ TEST(CorpusEntryErrors, AnUnknownFieldOrABadSchemaIsRefused) {
   const std::string path = (dir / "u.json").string();
   write_corpus_entry(path, forward_entry(forward_case(2, 2, 3)));
   const ojson good = load(path);
-  ojson j = good;
-  j["cases"][0]["colour"] = "red";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": case 0: colour: unknown field");
-  j = good;
-  j["cases"][0]["expected"]["y_bits"] = 1;
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": case 0: expected.y_bits: unknown field");
-  j = good;
-  j["note"] = "x";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": note: unknown field");
-  j = good;
-  j["schema"] = "ordo.golden/1";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": schema: must be \"ordo.corpus/1\", got \"ordo.golden/1\"");
-  j = good;
-  j["expected_verdict"] = "fail";
-  save(path, j);
-  EXPECT_EQ(read_error(path), path + ": expected_verdict: must be \"pass\" for a golden entry (the emulator reproduces its bits)");
+  // The message the good entry is refused with after `edit`.
+  const auto error_after = [&](const std::function<void(ojson&)>& edit) {
+    ojson j = good;
+    edit(j);
+    save(path, j);
+    return read_error(path);
+  };
+  EXPECT_EQ(error_after([](ojson& j) { j["cases"][0]["colour"] = "red"; }), path + ": case 0: colour: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["cases"][0]["expected"]["y_bits"] = 1; }),
+            path + ": case 0: expected.y_bits: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["note"] = "x"; }), path + ": note: unknown field");
+  EXPECT_EQ(error_after([](ojson& j) { j["schema"] = "ordo.golden/1"; }),
+            path + ": schema: must be \"ordo.corpus/1\", got \"ordo.golden/1\"");
+  EXPECT_EQ(error_after([](ojson& j) { j["expected_verdict"] = "fail"; }),
+            path + ": expected_verdict: must be \"pass\" for a golden entry (the emulator reproduces its bits)");
 }
 
 TEST(CorpusEntryErrors, AChangedHexDigitIsAMismatchNamingTheCaseAndTheElement) {
@@ -364,14 +348,25 @@ TEST(CorpusEntryErrors, AChangedHexDigitIsAMismatchNamingTheCaseAndTheElement) {
             std::string::npos);
 }
 
-FailureRecordInput forward_failure() {
+// A failure of `property` on `subject` under `contract`, as a campaign reports it, minimised to `minimised`.
+FailureRecordInput failure_of(const Contract& contract, std::string subject, std::string property, std::string detail,
+                              std::string reproduce, const ForwardCase& minimised) {
   FailureRecordInput in;
-  in.contract = contract_fwd_f32_fma_chain();
-  in.subject = "mutant.fwd.f32.k-reversed";
-  in.property = "forward.kernel_equals_emulator";
-  in.detail = "1 of 6 elements differ";
-  in.reproduce = "ordo verify --property forward.kernel_equals_emulator --kernel mutant.fwd.f32.k-reversed --seed 1 --case 4";
-  in.minimised_case = forward_case(2, 3, 4);
+  in.contract = contract;
+  in.subject = std::move(subject);
+  in.property = std::move(property);
+  in.detail = std::move(detail);
+  in.reproduce = std::move(reproduce);
+  in.minimised_case = minimised;
+  return in;
+}
+
+FailureRecordInput forward_failure() {
+  FailureRecordInput in = failure_of(
+      contract_fwd_f32_fma_chain(), "mutant.fwd.f32.k-reversed", "forward.kernel_equals_emulator",
+      "1 of 6 elements differ",
+      "ordo verify --property forward.kernel_equals_emulator --kernel mutant.fwd.f32.k-reversed --seed 1 --case 4",
+      forward_case(2, 3, 4));
   in.seed = 1;
   in.case_index = 4;
   in.expected = oracle::emulate_dot(in.contract.plan, in.minimised_case.materialize());
@@ -405,6 +400,7 @@ TEST(FailureEntries, ThreadsAddingOneFailureWriteOneFile) {
   const FailureRecordInput in = forward_failure();
   std::atomic<int> written{0}, present{0};
   std::vector<std::thread> threads;
+  threads.reserve(8);
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([&] { (add_failure_entry(dir.string(), in) == AddOutcome::written ? written : present) += 1; });
   for (std::thread& t : threads) t.join();
@@ -448,13 +444,10 @@ TEST(FailureEntries, AForwardFailureReplaysWhileItStillDocumentsAFailure) {
 
 TEST(FailureEntries, ABackwardFailureKeepsItsMinimisedCaseAndExplicitValues) {
   const fs::path dir = fresh_dir("backward_failure");
-  FailureRecordInput in;
-  in.contract = contract_bwd_dw_f32_fma_chain();
-  in.subject = "mutant.bwd.dw.f32.call-order";
-  in.property = "backward.dw_kernel_permutation_invariance";
-  in.detail = "dW[0]: 0x00000000 against 0x33800000";
-  in.reproduce = "ordo verify --property backward.dw_kernel_permutation_invariance --seed 3 --case 0";
-  in.minimised_case = forward_case(1, 2, 3);
+  FailureRecordInput in = failure_of(
+      contract_bwd_dw_f32_fma_chain(), "mutant.bwd.dw.f32.call-order", "backward.dw_kernel_permutation_invariance",
+      "dW[0]: 0x00000000 against 0x33800000",
+      "ordo verify --property backward.dw_kernel_permutation_invariance --seed 3 --case 0", forward_case(1, 2, 3));
   ForwardProblem values = in.minimised_case.materialize();
   values.x = {1.0f, float_of(0x33800000u), -1.0f};
   in.minimised_case.explicit_values = values;

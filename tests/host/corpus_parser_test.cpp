@@ -6,17 +6,19 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
 
 #include "core/contract_file.h"
 #include "core/float_bits.h"
+#include "corpus_error.h"
 #include "oracle/plan_emulator.h"
 #include "protocol/golden_backward.h"
 #include "protocol/golden_corpus.h"
 #include "protocol/regression_corpus.h"
 #include "protocol/strict_json.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -35,34 +37,36 @@ using protocol::read_regression_file;
 using ojson = nlohmann::ordered_json;
 using Edit = std::function<void(ojson&)>;
 
+// A defect planted in a valid corpus file: the test's name, the file it is written as, the edit that plants
+// it, and the message the reader must refuse it with after the file's path.
+struct Defect {
+  const char* name;
+  const char* file;
+  Edit edit;
+  std::string message;
+};
+
+void PrintTo(const Defect& d, std::ostream* os) { *os << d.name; }
+
+// The message a format's reader refuses `file` with once `edit` planted a defect in its valid file.
+using Refusal = std::string (*)(const std::string& file, const Edit& edit);
+
+std::string defect_name(const ::testing::TestParamInfo<std::tuple<Refusal, Defect>>& info) {
+  return std::get<1>(info.param).name;
+}
+
 // The legacy formats' files: corpus/ holds ordo.corpus/1 since the move (protocol/corpus_legacy.h).
 const std::filesystem::path kCorpus = std::filesystem::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / ("corpus_parser_" + name)).string();
-}
+std::string temp_path(const std::string& name) { return ordo::testing::process_temp_path("corpus_parser_" + name); }
 
 std::string write_text(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
+  std::string path = temp_path(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
 
-// The message of the CorpusError that `read` throws for `path`; a failure if it throws another type
-// (the readers promise CorpusError only) or accepts the file.
-template <class Read>
-std::string error_of(Read read, const std::string& path) {
-  try {
-    read(path);
-  } catch (const CorpusError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << path << ": threw an exception that is not a CorpusError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << path << " was accepted";
-  return "";
-}
+using ordo::testing::corpus_error_of;
 
 // A valid ordo.golden/1 file: one case, M = 1, N = 2, K = 2, with a bias.
 ojson golden_json() {
@@ -80,7 +84,15 @@ std::string golden_file(const std::string& name, const Edit& edit) {
   return write_text(name, j.dump());
 }
 
-std::string golden_error(const std::string& path) { return error_of(read_golden_file, path); }
+// The message `read` refuses a file with: the valid file `valid()` after `edit`, written as `name`.
+template <class Read>
+std::string edited_file_error(ojson (*valid)(), Read read, const std::string& name, const Edit& edit) {
+  ojson j = valid();
+  edit(j);
+  return corpus_error_of(read, write_text(name, j.dump()));
+}
+
+std::string golden_error(const std::string& path) { return corpus_error_of(read_golden_file, path); }
 
 void set_case(ojson& j, const char* field, const ojson& v) { j["cases"][0][field] = v; }
 
@@ -93,120 +105,9 @@ TEST(GoldenParser, TheBaseFileReads) {
   EXPECT_EQ(f.cases[0].problem.x[1], 2.0f);
 }
 
-TEST(GoldenParser, MOf2To62Plus1IsALocatedErrorNotACrash) {
-  // The brief's crash: M * K wrapped, and a few values went into a problem claiming 2^62 rows.
-  const std::string p = golden_file("m_huge.json", [](ojson& j) { set_case(j, "M", (std::uint64_t{1} << 62) + 1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905");
-}
-
-TEST(GoldenParser, AnElementCountAbove2To40IsALocatedError) {
-  const std::string p = golden_file("mk_product.json", [](ojson& j) {
-    set_case(j, "M", std::int64_t{1} << 31);
-    set_case(j, "K", std::int64_t{1} << 31);
-  });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x: M*K = 2147483648 * 2147483648 is more than 2^40 elements");
-}
-
-TEST(GoldenParser, MAsAFloatIsRefused) {
-  const std::string p = golden_file("m_float.json", [](ojson& j) { set_case(j, "M", 3.0); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got 3.0");
-}
-
-TEST(GoldenParser, MAsAStringIsRefused) {
-  const std::string p = golden_file("m_string.json", [](ojson& j) { set_case(j, "M", "3"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got the string \"3\"");
-}
-
-TEST(GoldenParser, NegativeMIsRefused) {
-  const std::string p = golden_file("m_negative.json", [](ojson& j) { set_case(j, "M", -1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got -1");
-}
-
-TEST(GoldenParser, MAsABoolIsRefused) {
-  const std::string p = golden_file("m_bool.json", [](ojson& j) { set_case(j, "M", true); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: M: must be an integer in [1, 2147483648], got true");
-}
-
-TEST(GoldenParser, HexWithTrailingJunkIsRefused) {
-  const std::string p = golden_file("hex_junk.json", [](ojson& j) { j["cases"][0]["x"][1] = "3f800000x"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[1]: " + kHexRule + "\"3f800000x\"");
-}
-
-TEST(GoldenParser, HexWith0xPrefixIsRefused) {
-  const std::string p = golden_file("hex_0x.json", [](ojson& j) { j["cases"][0]["w"][2] = "0xbf800000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: w[2]: " + kHexRule + "\"0xbf800000\"");
-}
-
-TEST(GoldenParser, HexWithNineDigitsIsRefused) {
-  const std::string p = golden_file("hex_nine.json", [](ojson& j) { j["cases"][0]["y"][0] = "040400000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y[0]: " + kHexRule + "\"040400000\"");
-}
-
-TEST(GoldenParser, HexWithSevenDigitsIsRefused) {
-  const std::string p = golden_file("hex_seven.json", [](ojson& j) { j["cases"][0]["bias"][1] = "3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: bias[1]: " + kHexRule + "\"3f80000\"");
-}
-
-TEST(GoldenParser, HexWithASpaceIsRefused) {
-  // Eight characters, so only the digit check can refuse it (stoul skips leading spaces).
-  const std::string p = golden_file("hex_space.json", [](ojson& j) { j["cases"][0]["x"][0] = " 3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[0]: " + kHexRule + "\" 3f80000\"");
-}
-
-TEST(GoldenParser, HexWithASignIsRefused) {
-  const std::string p = golden_file("hex_sign.json", [](ojson& j) { j["cases"][0]["x"][0] = "+3f80000"; });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x[0]: " + kHexRule + "\"+3f80000\"");
-}
-
-TEST(GoldenParser, HexAsANumberIsRefused) {
-  const std::string p = golden_file("hex_number.json", [](ojson& j) { j["cases"][0]["x"][0] = 1065353216; });
-  EXPECT_EQ(golden_error(p),
-            p + ": case 0: x[0]: must be a string of 8 hex digits (a binary32 bit pattern), got 1065353216");
-}
-
 TEST(GoldenParser, UpperCaseHexIsAccepted) {
   const GoldenFile f = read_golden_file(golden_file("hex_upper.json", [](ojson& j) { j["cases"][0]["w"][2] = "BF800000"; }));
   EXPECT_EQ(f.cases[0].problem.w[2], -1.0f);
-}
-
-TEST(GoldenParser, XWithOneValueTooFewIsRefused) {
-  const std::string p = golden_file("x_short.json", [](ojson& j) { j["cases"][0]["x"].erase(1); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: x: must hold 2 values (M*K), found 1");
-}
-
-TEST(GoldenParser, BiasWithOneValueTooManyIsRefused) {
-  const std::string p = golden_file("bias_long.json", [](ojson& j) { j["cases"][0]["bias"].push_back("00000000"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: bias: must hold 2 values (N), found 3");
-}
-
-TEST(GoldenParser, AnUnknownCaseFieldIsRefused) {
-  const std::string p = golden_file("unknown_case.json", [](ojson& j) { set_case(j, "colour", "red"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: colour: unknown field");
-}
-
-TEST(GoldenParser, AnUnknownHeaderFieldIsRefused) {
-  const std::string p = golden_file("unknown_header.json", [](ojson& j) { j["comment"] = "hi"; });
-  EXPECT_EQ(golden_error(p), p + ": comment: unknown field");
-}
-
-TEST(GoldenParser, AMissingCaseFieldIsRefused) {
-  const std::string p = golden_file("missing_y.json", [](ojson& j) { j["cases"][0].erase("y"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y: required field missing");
-}
-
-TEST(GoldenParser, AMissingHeaderFieldIsRefused) {
-  const std::string p = golden_file("missing_gpu.json", [](ojson& j) { j.erase("gpu"); });
-  EXPECT_EQ(golden_error(p), p + ": gpu: required field missing");
-}
-
-TEST(GoldenParser, AWrongSchemaIsRefused) {
-  const std::string p = golden_file("schema.json", [](ojson& j) { j["schema"] = "ordo.golden/2"; });
-  EXPECT_EQ(golden_error(p), p + ": schema: must be \"ordo.golden/1\", got \"ordo.golden/2\"");
-}
-
-TEST(GoldenParser, AMissingSchemaIsRefused) {
-  const std::string p = golden_file("no_schema.json", [](ojson& j) { j.erase("schema"); });
-  EXPECT_EQ(golden_error(p), p + ": schema: required field missing");
 }
 
 TEST(GoldenParser, ADuplicateCaseKeyIsRefused) {
@@ -243,19 +144,67 @@ TEST(GoldenParser, DeepNestingIsRefusedWhileParsing) {
   EXPECT_EQ(golden_error(p), p + ": nested deeper than 32 levels: not a corpus file");
 }
 
-TEST(GoldenParser, AnUnknownYDtypeIsRefused) {
-  const std::string p = golden_file("y_dtype.json", [](ojson& j) { set_case(j, "y_dtype", "f16"); });
-  EXPECT_EQ(golden_error(p), p + ": case 0: y_dtype: must be \"f32\" or \"bf16\", got \"f16\"");
-}
-
-TEST(GoldenParser, AFileWithoutCasesIsRefused) {
-  const std::string p = golden_file("no_cases.json", [](ojson& j) { j["cases"] = ojson::array(); });
-  EXPECT_EQ(golden_error(p), p + ": cases: must hold at least one case");
-}
-
-TEST(GoldenParser, ACaseThatIsNotAnObjectIsRefused) {
-  const std::string p = golden_file("case_array.json", [](ojson& j) { j["cases"].push_back(ojson::array()); });
-  EXPECT_EQ(golden_error(p), p + ": case 1: must be a JSON object, got an array of 0");
+// One defect each in the valid ordo.golden/1 file, with the located message after the file's path. The test
+// names are GoldenParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> golden_defects() {
+  return {
+      // The brief's crash: M * K wrapped, and a few values went into a problem claiming 2^62 rows.
+      {"MOf2To62Plus1IsALocatedErrorNotACrash", "m_huge.json",
+       [](ojson& j) { set_case(j, "M", (std::uint64_t{1} << 62) + 1); },
+       ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905"},
+      {"AnElementCountAbove2To40IsALocatedError", "mk_product.json",
+       [](ojson& j) {
+         set_case(j, "M", std::int64_t{1} << 31);
+         set_case(j, "K", std::int64_t{1} << 31);
+       },
+       ": case 0: x: M*K = 2147483648 * 2147483648 is more than 2^40 elements"},
+      {"MAsAFloatIsRefused", "m_float.json", [](ojson& j) { set_case(j, "M", 3.0); },
+       ": case 0: M: must be an integer in [1, 2147483648], got 3.0"},
+      {"MAsAStringIsRefused", "m_string.json", [](ojson& j) { set_case(j, "M", "3"); },
+       ": case 0: M: must be an integer in [1, 2147483648], got the string \"3\""},
+      {"NegativeMIsRefused", "m_negative.json", [](ojson& j) { set_case(j, "M", -1); },
+       ": case 0: M: must be an integer in [1, 2147483648], got -1"},
+      {"MAsABoolIsRefused", "m_bool.json", [](ojson& j) { set_case(j, "M", true); },
+       ": case 0: M: must be an integer in [1, 2147483648], got true"},
+      {"HexWithTrailingJunkIsRefused", "hex_junk.json", [](ojson& j) { j["cases"][0]["x"][1] = "3f800000x"; },
+       std::string(": case 0: x[1]: ") + kHexRule + "\"3f800000x\""},
+      {"HexWith0xPrefixIsRefused", "hex_0x.json", [](ojson& j) { j["cases"][0]["w"][2] = "0xbf800000"; },
+       std::string(": case 0: w[2]: ") + kHexRule + "\"0xbf800000\""},
+      {"HexWithNineDigitsIsRefused", "hex_nine.json", [](ojson& j) { j["cases"][0]["y"][0] = "040400000"; },
+       std::string(": case 0: y[0]: ") + kHexRule + "\"040400000\""},
+      {"HexWithSevenDigitsIsRefused", "hex_seven.json", [](ojson& j) { j["cases"][0]["bias"][1] = "3f80000"; },
+       std::string(": case 0: bias[1]: ") + kHexRule + "\"3f80000\""},
+      // Eight characters, so only the digit check can refuse it (stoul skips leading spaces).
+      {"HexWithASpaceIsRefused", "hex_space.json", [](ojson& j) { j["cases"][0]["x"][0] = " 3f80000"; },
+       std::string(": case 0: x[0]: ") + kHexRule + "\" 3f80000\""},
+      {"HexWithASignIsRefused", "hex_sign.json", [](ojson& j) { j["cases"][0]["x"][0] = "+3f80000"; },
+       std::string(": case 0: x[0]: ") + kHexRule + "\"+3f80000\""},
+      {"HexAsANumberIsRefused", "hex_number.json", [](ojson& j) { j["cases"][0]["x"][0] = 1065353216; },
+       ": case 0: x[0]: must be a string of 8 hex digits (a binary32 bit pattern), got 1065353216"},
+      {"XWithOneValueTooFewIsRefused", "x_short.json", [](ojson& j) { j["cases"][0]["x"].erase(1); },
+       ": case 0: x: must hold 2 values (M*K), found 1"},
+      {"BiasWithOneValueTooManyIsRefused", "bias_long.json",
+       [](ojson& j) { j["cases"][0]["bias"].push_back("00000000"); },
+       ": case 0: bias: must hold 2 values (N), found 3"},
+      {"AnUnknownCaseFieldIsRefused", "unknown_case.json", [](ojson& j) { set_case(j, "colour", "red"); },
+       ": case 0: colour: unknown field"},
+      {"AnUnknownHeaderFieldIsRefused", "unknown_header.json", [](ojson& j) { j["comment"] = "hi"; },
+       ": comment: unknown field"},
+      {"AMissingCaseFieldIsRefused", "missing_y.json", [](ojson& j) { j["cases"][0].erase("y"); },
+       ": case 0: y: required field missing"},
+      {"AMissingHeaderFieldIsRefused", "missing_gpu.json", [](ojson& j) { j.erase("gpu"); },
+       ": gpu: required field missing"},
+      {"AWrongSchemaIsRefused", "schema.json", [](ojson& j) { j["schema"] = "ordo.golden/2"; },
+       ": schema: must be \"ordo.golden/1\", got \"ordo.golden/2\""},
+      {"AMissingSchemaIsRefused", "no_schema.json", [](ojson& j) { j.erase("schema"); },
+       ": schema: required field missing"},
+      {"AnUnknownYDtypeIsRefused", "y_dtype.json", [](ojson& j) { set_case(j, "y_dtype", "f16"); },
+       ": case 0: y_dtype: must be \"f32\" or \"bf16\", got \"f16\""},
+      {"AFileWithoutCasesIsRefused", "no_cases.json", [](ojson& j) { j["cases"] = ojson::array(); },
+       ": cases: must hold at least one case"},
+      {"ACaseThatIsNotAnObjectIsRefused", "case_array.json", [](ojson& j) { j["cases"].push_back(ojson::array()); },
+       ": case 1: must be a JSON object, got an array of 0"},
+  };
 }
 
 TEST(GoldenParser, AFileOver256MiBIsRefusedUnread) {
@@ -272,7 +221,7 @@ TEST(GoldenParser, AMissingFileIsALocatedError) {
 }
 
 TEST(GoldenParser, ParseFromTextNamesTheSource) {
-  EXPECT_EQ(error_of([](const std::string& t) { return parse_golden_text(t, "<text>"); }, "[]"),
+  EXPECT_EQ(corpus_error_of([](const std::string& t) { return parse_golden_text(t, "<text>"); }, "[]"),
             "<text>: must be a JSON object, got an array of 0");
 }
 
@@ -288,9 +237,7 @@ ojson backward_json() {
 }
 
 std::string backward_error(const std::string& name, const Edit& edit) {
-  ojson j = backward_json();
-  edit(j);
-  return error_of(read_golden_backward_file, write_text(name, j.dump()));
+  return edited_file_error(backward_json, read_golden_backward_file, name, edit);
 }
 
 TEST(GoldenBackwardParser, TheBaseFileReads) {
@@ -301,82 +248,58 @@ TEST(GoldenBackwardParser, TheBaseFileReads) {
   EXPECT_TRUE(validate(*f.cases[0].weight).ok());
 }
 
-TEST(GoldenBackwardParser, AKeysWidthOf4IsRefused) {
-  EXPECT_EQ(backward_error("bwd_width.json", [](ojson& j) { j["cases"][0]["keys"]["width"] = 4; }),
-            temp_path("bwd_width.json") + ": case 0: keys.width: must be an integer in [2, 3], got 4");
-}
-
-TEST(GoldenBackwardParser, AKeyThatIsNotAnExactIntegerIsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_float.json", [](ojson& j) { j["cases"][0]["keys"]["values"][1] = 1.5; }),
-            temp_path("bwd_key_float.json") +
-                ": case 0: keys.values[1]: must be an integer in [-9223372036854775808, 9223372036854775807], got 1.5");
-}
-
-TEST(GoldenBackwardParser, AKeyAboveInt64IsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_big.json",
-                           [](ojson& j) { j["cases"][0]["keys"]["values"][0] = std::uint64_t{1} << 63; }),
-            temp_path("bwd_key_big.json") +
-                ": case 0: keys.values[0]: must be an integer in [-9223372036854775808, 9223372036854775807], got "
-                "9223372036854775808");
-}
-
-TEST(GoldenBackwardParser, KeysOfTheWrongCountAreRefused) {
-  EXPECT_EQ(backward_error("bwd_key_count.json", [](ojson& j) { j["cases"][0]["keys"]["values"].erase(3); }),
-            temp_path("bwd_key_count.json") + ": case 0: keys.values: must hold 4 values (T*width), found 3");
-}
-
-TEST(GoldenBackwardParser, AnUnknownKeysFieldIsRefused) {
-  EXPECT_EQ(backward_error("bwd_key_field.json", [](ojson& j) { j["cases"][0]["keys"]["dtype"] = "i64"; }),
-            temp_path("bwd_key_field.json") + ": case 0: keys.dtype: unknown field");
-}
-
-TEST(GoldenBackwardParser, DuplicateKeysAreRefusedWithTheValidateReason) {
-  EXPECT_EQ(backward_error("bwd_dup_key.json", [](ojson& j) { j["cases"][0]["keys"]["values"][3] = 1; }),
-            temp_path("bwd_dup_key.json") +
-                ": case 0: the problem is invalid: duplicate_key: rows 0 and 1 share the key (5, 1)");
-}
-
-TEST(GoldenBackwardParser, APaddingRowWithAGradientIsRefused) {
-  EXPECT_EQ(backward_error("bwd_padding.json", [](ojson& j) { j["cases"][0]["keys"]["values"][2] = -1; }),
-            temp_path("bwd_padding.json") +
-                ": case 0: the problem is invalid: padding_gradient_nonzero: padding row 1 (key (-1, 2)) has gradient "
-                "0x3f800000 (1) in column 0");
-}
-
-TEST(GoldenBackwardParser, NegativeTIsRefused) {
-  EXPECT_EQ(backward_error("bwd_t.json", [](ojson& j) { j["cases"][0]["T"] = -1; }),
-            temp_path("bwd_t.json") + ": case 0: T: must be an integer in [0, 2147483648], got -1");
-}
-
-TEST(GoldenBackwardParser, AnUnknownKindIsRefused) {
-  EXPECT_EQ(backward_error("bwd_kind.json", [](ojson& j) { j["cases"][0]["kind"] = "dz"; }),
-            temp_path("bwd_kind.json") + ": case 0: kind: must be \"dx\" or \"dw\", got \"dz\"");
-}
-
-TEST(GoldenBackwardParser, ACaseOfTheOtherOperationIsRefused) {
-  EXPECT_EQ(backward_error("bwd_kind_dx.json", [](ojson& j) { j["cases"][0]["kind"] = "dx"; }),
-            temp_path("bwd_kind_dx.json") + ": case 0: kind: a \"dx\" case in a file whose contract is a dW contract");
-}
-
-TEST(GoldenBackwardParser, NonBf16OperandsUnderABf16ContractAreRefused) {
-  EXPECT_EQ(backward_error("bwd_bf16.json",
-                           [](ojson& j) {
-                             j["contract"] = "bwd.dw.bf16.tc-fdpa-sm90/1";
-                             j["cases"][0]["x"][1] = "3f800001";
-                           }),
-            temp_path("bwd_bf16.json") + ": case 0: the problem is invalid: wrong_dtype: X[1] = " +
-                describe_float(float_of(0x3f800001u)) + " is not a bfloat16");
-}
-
-TEST(GoldenBackwardParser, MOf2To62Plus1InADxCaseIsRefused) {
-  EXPECT_EQ(backward_error("bwd_dx_m.json",
-                           [](ojson& j) {
-                             j["contract"] = "bwd.dx.f32.fma-chain/1";
-                             j["cases"][0] = {{"family", "u"}, {"kind", "dx"}, {"M", (std::uint64_t{1} << 62) + 1},
-                                              {"N", 1}, {"K", 1}, {"g", {"3f800000"}}, {"w", {"3f800000"}},
-                                              {"dx", {"3f800000"}}};
-                           }),
-            temp_path("bwd_dx_m.json") + ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905");
+// One defect each in the valid ordo.golden-backward/1 file, with the located message after the file's path. The test
+// names are GoldenBackwardParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> golden_backward_defects() {
+  return {
+      {"AKeysWidthOf4IsRefused", "bwd_width.json", [](ojson& j) { j["cases"][0]["keys"]["width"] = 4; },
+       ": case 0: keys.width: must be an integer in [2, 3], got 4"},
+      {"AKeyThatIsNotAnExactIntegerIsRefused", "bwd_key_float.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][1] = 1.5; },
+       ": case 0: keys.values[1]: must be an integer in [-9223372036854775808, 9223372036854775807], got 1.5"},
+      {"AKeyAboveInt64IsRefused", "bwd_key_big.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][0] = std::uint64_t{1} << 63; },
+       ": case 0: keys.values[0]: must be an integer in [-9223372036854775808, 9223372036854775807], got "
+       "9223372036854775808"},
+      {"KeysOfTheWrongCountAreRefused", "bwd_key_count.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"].erase(3); },
+       ": case 0: keys.values: must hold 4 values (T*width), found 3"},
+      {"AnUnknownKeysFieldIsRefused", "bwd_key_field.json", [](ojson& j) { j["cases"][0]["keys"]["dtype"] = "i64"; },
+       ": case 0: keys.dtype: unknown field"},
+      {"DuplicateKeysAreRefusedWithTheValidateReason", "bwd_dup_key.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][3] = 1; },
+       ": case 0: the problem is invalid: duplicate_key: rows 0 and 1 share the key (5, 1)"},
+      {"APaddingRowWithAGradientIsRefused", "bwd_padding.json",
+       [](ojson& j) { j["cases"][0]["keys"]["values"][2] = -1; },
+       ": case 0: the problem is invalid: padding_gradient_nonzero: padding row 1 (key (-1, 2)) has gradient "
+       "0x3f800000 (1) in column 0"},
+      {"NegativeTIsRefused", "bwd_t.json", [](ojson& j) { j["cases"][0]["T"] = -1; },
+       ": case 0: T: must be an integer in [0, 2147483648], got -1"},
+      {"AnUnknownKindIsRefused", "bwd_kind.json", [](ojson& j) { j["cases"][0]["kind"] = "dz"; },
+       ": case 0: kind: must be \"dx\" or \"dw\", got \"dz\""},
+      {"ACaseOfTheOtherOperationIsRefused", "bwd_kind_dx.json", [](ojson& j) { j["cases"][0]["kind"] = "dx"; },
+       ": case 0: kind: a \"dx\" case in a file whose contract is a dW contract"},
+      {"NonBf16OperandsUnderABf16ContractAreRefused", "bwd_bf16.json",
+       [](ojson& j) {
+         j["contract"] = "bwd.dw.bf16.tc-fdpa-sm90/1";
+         j["cases"][0]["x"][1] = "3f800001";
+       },
+       std::string(": case 0: the problem is invalid: wrong_dtype: X[1] = ") + describe_float(float_of(0x3f800001u)) +
+           " is not a bfloat16"},
+      {"MOf2To62Plus1InADxCaseIsRefused", "bwd_dx_m.json",
+       [](ojson& j) {
+         j["contract"] = "bwd.dx.f32.fma-chain/1";
+         j["cases"][0] = {{"family", "u"},
+                          {"kind", "dx"},
+                          {"M", (std::uint64_t{1} << 62) + 1},
+                          {"N", 1},
+                          {"K", 1},
+                          {"g", {"3f800000"}},
+                          {"w", {"3f800000"}},
+                          {"dx", {"3f800000"}}};
+       },
+       ": case 0: M: must be an integer in [1, 2147483648], got 4611686018427387905"},
+  };
 }
 
 // ---- ordo.regression/1 -------------------------------------------------------------------------
@@ -387,9 +310,7 @@ ojson regression_json() {
 }
 
 std::string regression_error(const std::string& name, const Edit& edit) {
-  ojson j = regression_json();
-  edit(j);
-  return error_of(read_regression_file, write_text(name, j.dump()));
+  return edited_file_error(regression_json, read_regression_file, name, edit);
 }
 
 TEST(RegressionParser, TheRealFileReads) {
@@ -397,56 +318,59 @@ TEST(RegressionParser, TheRealFileReads) {
   EXPECT_EQ(f.cases.size(), 4u);
 }
 
-TEST(RegressionParser, AWrongSchemaIsRefused) {
-  EXPECT_EQ(regression_error("reg_schema.json", [](ojson& j) { j["schema"] = "ordo.golden/1"; }),
-            temp_path("reg_schema.json") + ": schema: must be \"ordo.regression/1\", got \"ordo.golden/1\"");
+// One defect each in the valid ordo.regression/1 file, with the located message after the file's path. The test
+// names are RegressionParser/CorpusFileDefect.IsRefusedWithItsLocatedMessage/<name>.
+std::vector<Defect> regression_defects() {
+  return {
+      {"AWrongSchemaIsRefused", "reg_schema.json", [](ojson& j) { j["schema"] = "ordo.golden/1"; },
+       ": schema: must be \"ordo.regression/1\", got \"ordo.golden/1\""},
+      {"AMissingSchemaIsRefused", "reg_no_schema.json", [](ojson& j) { j.erase("schema"); },
+       ": schema: required field missing"},
+      {"TOf2To62Plus1IsRefused", "reg_t.json", [](ojson& j) { j["T"] = (std::uint64_t{1} << 62) + 1; },
+       ": T: must be an integer in [1, 2147483648], got 4611686018427387905"},
+      {"AShortRowIsRefused", "reg_row.json", [](ojson& j) { j["x"][1].erase(0); },
+       ": x[1]: must hold 32 values, found 31"},
+      // select_rows indexes X and G with these unchecked: it must never see one outside [0, T).
+      {"ARowIndexOutOfRangeIsRefused", "reg_index.json", [](ojson& j) { j["cases"][0]["rows"][1] = 3; },
+       ": case 0: rows[1]: must be an integer in [0, 2], got 3"},
+      {"ARowSelectedTwiceIsRefused", "reg_twice.json", [](ojson& j) { j["cases"][1]["rows"][2] = 0; },
+       ": case 1: rows[2]: row 0 is selected twice"},
+      {"AnUnknownContractIsRefused", "reg_contract.json", [](ojson& j) { j["contract"] = "bwd.dw.f99/1"; },
+       ": contract: unknown contract \"bwd.dw.f99/1\" (a built-in id is needed)"},
+      {"UseKeysWithoutKeysIsRefused", "reg_keys.json", [](ojson& j) { j.erase("keys"); },
+       ": case 2: use_keys: is true, but the file has no keys"},
+      {"DbWithoutBiasGradientIsRefused", "reg_db.json", [](ojson& j) { j["with_bias_grad"] = false; },
+       ": case 0: db: given, but with_bias_grad is false"},
+      {"AnUnknownCaseFieldIsRefused", "reg_unknown.json", [](ojson& j) { j["cases"][3]["note"] = "x"; },
+       ": case 3: note: unknown field"},
+  };
 }
 
-TEST(RegressionParser, AMissingSchemaIsRefused) {
-  EXPECT_EQ(regression_error("reg_no_schema.json", [](ojson& j) { j.erase("schema"); }),
-            temp_path("reg_no_schema.json") + ": schema: required field missing");
+std::string golden_file_error(const std::string& name, const Edit& edit) {
+  return edited_file_error(golden_json, read_golden_file, name, edit);
 }
 
-TEST(RegressionParser, TOf2To62Plus1IsRefused) {
-  EXPECT_EQ(regression_error("reg_t.json", [](ojson& j) { j["T"] = (std::uint64_t{1} << 62) + 1; }),
-            temp_path("reg_t.json") + ": T: must be an integer in [1, 2147483648], got 4611686018427387905");
+// Each defect written into the valid file of its format and read by that format's reader (the first of the
+// pair: golden_file_error, backward_error or regression_error).
+class CorpusFileDefect : public ::testing::TestWithParam<std::tuple<Refusal, Defect>> {};
+
+TEST_P(CorpusFileDefect, IsRefusedWithItsLocatedMessage) {
+  const auto& [refusal, d] = GetParam();
+  EXPECT_EQ(refusal(d.file, d.edit), temp_path(d.file) + d.message);
 }
 
-TEST(RegressionParser, AShortRowIsRefused) {
-  EXPECT_EQ(regression_error("reg_row.json", [](ojson& j) { j["x"][1].erase(0); }),
-            temp_path("reg_row.json") + ": x[1]: must hold 32 values, found 31");
-}
-
-TEST(RegressionParser, ARowIndexOutOfRangeIsRefused) {
-  // select_rows indexes X and G with these unchecked: it must never see one outside [0, T).
-  EXPECT_EQ(regression_error("reg_index.json", [](ojson& j) { j["cases"][0]["rows"][1] = 3; }),
-            temp_path("reg_index.json") + ": case 0: rows[1]: must be an integer in [0, 2], got 3");
-}
-
-TEST(RegressionParser, ARowSelectedTwiceIsRefused) {
-  EXPECT_EQ(regression_error("reg_twice.json", [](ojson& j) { j["cases"][1]["rows"][2] = 0; }),
-            temp_path("reg_twice.json") + ": case 1: rows[2]: row 0 is selected twice");
-}
-
-TEST(RegressionParser, AnUnknownContractIsRefused) {
-  EXPECT_EQ(regression_error("reg_contract.json", [](ojson& j) { j["contract"] = "bwd.dw.f99/1"; }),
-            temp_path("reg_contract.json") + ": contract: unknown contract \"bwd.dw.f99/1\" (a built-in id is needed)");
-}
-
-TEST(RegressionParser, UseKeysWithoutKeysIsRefused) {
-  EXPECT_EQ(regression_error("reg_keys.json", [](ojson& j) { j.erase("keys"); }),
-            temp_path("reg_keys.json") + ": case 2: use_keys: is true, but the file has no keys");
-}
-
-TEST(RegressionParser, DbWithoutBiasGradientIsRefused) {
-  EXPECT_EQ(regression_error("reg_db.json", [](ojson& j) { j["with_bias_grad"] = false; }),
-            temp_path("reg_db.json") + ": case 0: db: given, but with_bias_grad is false");
-}
-
-TEST(RegressionParser, AnUnknownCaseFieldIsRefused) {
-  EXPECT_EQ(regression_error("reg_unknown.json", [](ojson& j) { j["cases"][3]["note"] = "x"; }),
-            temp_path("reg_unknown.json") + ": case 3: note: unknown field");
-}
+INSTANTIATE_TEST_SUITE_P(GoldenParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(golden_file_error),
+                                            ::testing::ValuesIn(golden_defects())),
+                         defect_name);
+INSTANTIATE_TEST_SUITE_P(GoldenBackwardParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(backward_error),
+                                            ::testing::ValuesIn(golden_backward_defects())),
+                         defect_name);
+INSTANTIATE_TEST_SUITE_P(RegressionParser, CorpusFileDefect,
+                         ::testing::Combine(::testing::Values(regression_error),
+                                            ::testing::ValuesIn(regression_defects())),
+                         defect_name);
 
 // ---- ordo.contract/1: what fuzz_contract_file found (fuzz/regressions/fuzz_contract_file/) ---------
 
@@ -504,7 +428,11 @@ TEST(StrictJson, Hex32IsExactlyEightDigits) {
   for (const char* bad : {"", "0", "fffffff", "fffffffff", "0x000000", "-0000000", "+0000000", " 0000000",
                           "0000000 ", "0000000g", "0000\n000"})
     EXPECT_FALSE(parse_hex32(bad).has_value()) << '"' << bad << '"';
-  EXPECT_FALSE(parse_hex32(std::string_view("0000\0000", 8)).has_value());
+  // Eight characters, the fifth a NUL ("0000\0000" was six, and the view read past its end).
+  EXPECT_FALSE(parse_hex32(std::string_view("0000\0"
+                                            "000",
+                                            8))
+                   .has_value());
 }
 
 }  // namespace

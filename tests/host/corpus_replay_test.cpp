@@ -6,9 +6,7 @@
 // golden entry is caught there and nowhere else, and `ordo replay` exits 1 for it, 2 for a malformed
 // entry, 0 for the untouched corpus.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +17,8 @@
 
 #include "properties/corpus_replay.h"
 #include "protocol/strict_json.h"
+#include "command_run.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -33,12 +33,8 @@ const fs::path kCorpus = fs::path(ORDO_SOURCE_DIR) / "corpus";
 
 std::vector<std::string> entries_under(const std::string& sub) { return corpus_entry_files({(kCorpus / sub).string()}); }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("corpus_replay_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// An empty folder of this run's own (two runs at once never share it).
+fs::path fresh_dir(const std::string& name) { return ordo::testing::unique_temp_dir("corpus-replay-" + name); }
 
 // A copy of an entry with one change, under `dir`.
 std::string edited_copy(const std::string& from, const fs::path& dir, const std::string& name,
@@ -46,7 +42,7 @@ std::string edited_copy(const std::string& from, const fs::path& dir, const std:
   std::ifstream in(from);
   ojson j = ojson::parse(in);
   edit(j);
-  const std::string path = (dir / name).string();
+  std::string path = (dir / name).string();
   std::ofstream(path) << j.dump(1) << "\n";
   return path;
 }
@@ -64,21 +60,10 @@ void flip_case1(ojson& j) {
   e[field][0] = flip_low_bit(e[field][0].get<std::string>());
 }
 
-struct OrdoRun {
-  int exit_code = -1;
-  std::string output;
-};
+using OrdoRun = ordo::testing::CommandRun;
 
 OrdoRun ordo_in(const fs::path& cwd, const std::string& args) {
-  const std::string cmd = "cd '" + cwd.string() + "' && " + ORDO_BINARY + " " + args + " 2>&1";
-  OrdoRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ordo::testing::run_command("cd '" + cwd.string() + "' && " + ORDO_BINARY + " " + args + " 2>&1");
 }
 
 TEST(CorpusReplay, TheCorpusIsPresentInOneFormat) {

@@ -16,13 +16,8 @@
 namespace ordo {
 namespace {
 
-// Element (0, 0) of p judged against the bound of fwd.f32.fma-chain/1's plan.
-oracle::ElementVerdict judge(const ForwardProblem& p, float candidate) {
-  return oracle::judge_plan_element(contract_fwd_f32_fma_chain().plan, p.x_row(0), p.w_row(0), p.K, p.bias_at(0),
-                                    candidate, false);
-}
-
 using testing::dot_problem;
+using testing::judge;
 using testing::kTwoM24;
 
 TEST(ExactOracle, RoundsTheExactSumOnceToNearestEven) {

@@ -17,6 +17,7 @@
 #include "properties/identify.h"
 #include "protocol/npy.h"
 #include "subjects/files_subject.h"
+#include "error_message.h"
 #include "test_support.h"
 
 namespace ordo::properties {
@@ -53,6 +54,27 @@ void run_kernel(CaseFolder& folder, Kernel kernel, bool bf16_y = false) {
       protocol::write_npy(path, protocol::NpyDtype::f4, {c.M, c.N}, y.data(), y.size() * 4);
     }
   }
+}
+
+// Cases of the given shapes and no named contract (what `ordo identify` is handed).
+CasesOptions unnamed_contract_cases(std::uint64_t seed, std::vector<ShapeRequest> shapes, std::int64_t max_batch) {
+  CasesOptions o;
+  o.seed = seed;
+  o.shapes = std::move(shapes);
+  o.max_batch = max_batch;
+  return o;
+}
+
+// One case of 8 x 4 x 6 for fwd.f32.fma-chain/1.
+CasesOptions one_small_case() {
+  CasesOptions o = small_options(contract_fwd_f32_fma_chain());
+  o.shapes = {{8, 4, 6}};
+  return o;
+}
+
+// Every case's y.npy as fwd.f32.fma-chain/1's emulator computes it: the outputs of a correct kernel.
+void write_contract_outputs(CaseFolder& folder) {
+  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
 }
 
 const PropertyRun* row(const std::vector<PropertyRun>& rows, const std::string& name) {
@@ -156,6 +178,12 @@ TEST(FileProtocol, Bf16OutputsAreJudgedByTheirFilesDtype) {
   EXPECT_THROW(check_folder(folder, o), InputError);
 }
 
+// The ManifestError that manifest_from_json refuses j with; "" and a failure saying `accepted` if it reads.
+std::string manifest_error(const nlohmann::json& j, const std::string& accepted) {
+  return ordo::testing::error_message<protocol::ManifestError>([&] { protocol::manifest_from_json(j, "m.json"); },
+                                                                accepted);
+}
+
 std::string input_error(CaseFolder& folder) {
   try {
     FolderCheckOptions o;
@@ -183,10 +211,8 @@ std::string output_fault(CaseFolder& folder) {
 
 TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
   const std::string dir = fresh_folder("bad-y");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
-  CaseFolder folder(dir, generate_cases(opts, dir));
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  CaseFolder folder(dir, generate_cases(one_small_case(), dir));
+  write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   const std::string y = dir + "/" + c.y;
   std::filesystem::remove(y);
@@ -218,10 +244,8 @@ TEST(FileProtocol, EachBadOutputIsOneFailedCaseNamingItsFile) {
 
 TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
   const std::string dir = fresh_folder("bad");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
-  CaseFolder folder(dir, generate_cases(opts, dir));
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  CaseFolder folder(dir, generate_cases(one_small_case(), dir));
+  write_contract_outputs(folder);
   const protocol::CaseEntry& c = folder.manifest().cases[0];
   // A BF16 operand file in an f32 folder.
   std::vector<std::uint16_t> bits(static_cast<std::size_t>(c.M * c.K), 0x3f80);
@@ -233,8 +257,7 @@ TEST(FileProtocol, EachBadInputIsRefusedNamingItAndNothingIsJudged) {
 // the manifest's digests find it first, as bad input, naming the file.
 TEST(FileProtocol, AnInputReplacedAfterGenerationIsRefusedByItsDigest) {
   const std::string dir = fresh_folder("digest");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   CaseFolder written(dir, generate_cases(opts, dir));
   const protocol::CaseEntry c = written.manifest().cases[1];
   ASSERT_EQ(c.x_sha256.size(), 64u);
@@ -245,7 +268,7 @@ TEST(FileProtocol, AnInputReplacedAfterGenerationIsRefusedByItsDigest) {
   protocol::CasesManifest blind = protocol::read_manifest(dir);
   for (protocol::CaseEntry& e : blind.cases) e.x_sha256.clear();
   CaseFolder unchecked(dir, blind);
-  run_kernel(unchecked, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(unchecked);
   CaseFolder folder(dir, protocol::read_manifest(dir));
   const std::string e = input_error(folder);
   EXPECT_NE(e.find(c.x + ": its data has SHA-256"), std::string::npos) << e;
@@ -265,22 +288,14 @@ TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
   EXPECT_EQ(m.defined_contract->plan.segment_length, seg.plan.segment_length);
   nlohmann::json j = protocol::manifest_to_json(m);
   j["contract_definition"]["id"] = "fwd.f32.other/1";
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    ADD_FAILURE() << "a definition of another id was accepted";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("contract_definition.id"), std::string::npos) << e.what();
-  }
+  const std::string other_id = manifest_error(j, "a definition of another id was accepted");
+  EXPECT_NE(other_id.find("contract_definition.id"), std::string::npos) << other_id;
   // A built-in id with another plan: the id claims an arithmetic the definition does not state.
   j = protocol::manifest_to_json(m);
   j["contract"] = "fwd.f32.fma-chain/1";
   j["contract_definition"]["id"] = "fwd.f32.fma-chain/1";
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    ADD_FAILURE() << "a built-in id with another plan was accepted";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("is a built-in contract with another plan"), std::string::npos) << e.what();
-  }
+  const std::string other_plan = manifest_error(j, "a built-in id with another plan was accepted");
+  EXPECT_NE(other_plan.find("is a built-in contract with another plan"), std::string::npos) << other_plan;
 }
 
 // Relations compare two outputs; the judge once kept a reference to the first while loading the second
@@ -288,8 +303,7 @@ TEST(FileProtocol, TheManifestsContractDefinitionIsUsedAndCheckedAgainstItsId) {
 // than 64 outputs; with a cache of one byte every load evicts everything before it.
 TEST(FileProtocol, TheFolderIsASubjectThatAnswersExactlyTheProblemsItRecorded) {
   const std::string dir = fresh_folder("subject");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   protocol::CasesManifest manifest = generate_cases(opts, dir);
   // A second case with the inputs of the first and an output of its own.
   protocol::CaseEntry twin = manifest.cases[0];
@@ -297,7 +311,7 @@ TEST(FileProtocol, TheFolderIsASubjectThatAnswersExactlyTheProblemsItRecorded) {
   twin.y = "twin_y.npy";
   manifest.cases.push_back(twin);
   CaseFolder folder(dir, manifest);
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   FilesSubject files(folder, contract_fwd_f32_fma_chain(), std::size_t{1} << 20);
   EXPECT_EQ(files.traits().kind, "files");
   for (const protocol::CaseEntry& c : folder.manifest().cases) (void)files.problem(c);
@@ -333,7 +347,7 @@ TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
   CaseFolder folder(dir, generate_cases(opts, dir));
   ASSERT_GT(folder.manifest().cases.size(), 64u);
   ASSERT_GT(folder.manifest().relations.size(), 10u);
-  run_kernel(folder, [](const ForwardProblem& p) { return oracle::emulate_dot(contract_fwd_f32_fma_chain().plan, p); });
+  write_contract_outputs(folder);
   for (const std::size_t cache : {std::size_t{1}, std::size_t{1} << 30}) {
     FolderCheckOptions o;
     o.output_cache_bytes = cache;
@@ -367,20 +381,16 @@ TEST(FileProtocol, RelationsAreJudgedOnOutputsTheCacheNoLongerHolds) {
 
 TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
   const std::string dir = fresh_folder("manifest");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   protocol::CasesManifest m = generate_cases(opts, dir);
   nlohmann::json j = protocol::manifest_to_json(m);
   j["cases"][0]["colour"] = "red";
   EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
   j = protocol::manifest_to_json(m);
   j["relations"][0]["subject"]["rows"][0] = 10000;
-  try {
-    protocol::manifest_from_json(j, "m.json");
-    FAIL() << "accepted a row outside its case";
-  } catch (const protocol::ManifestError& e) {
-    EXPECT_NE(std::string(e.what()).find("m.json: relations[0].subject.rows[0]: 10000 is outside M ="), std::string::npos) << e.what();
-  }
+  const std::string outside = manifest_error(j, "accepted a row outside its case");
+  ASSERT_FALSE(outside.empty());
+  EXPECT_NE(outside.find("m.json: relations[0].subject.rows[0]: 10000 is outside M ="), std::string::npos) << outside;
   j = protocol::manifest_to_json(m);
   j["cases"][0]["x"] = "../../etc/passwd";
   EXPECT_THROW(protocol::manifest_from_json(j, "m.json"), protocol::ManifestError);
@@ -390,35 +400,22 @@ TEST(FileProtocol, AManifestWithAnUnknownFieldOrARowOutsideItsCaseIsRefused) {
 // fuzz/regressions/fuzz_cases_manifest/), a key given twice, invalid JSON: errors that name the file.
 TEST(FileProtocol, AManifestNestedTooDeeplyOrWithARepeatedKeyIsRefused) {
   const std::string dir = fresh_folder("manifest-text");
-  CasesOptions opts = small_options(contract_fwd_f32_fma_chain());
-  opts.shapes = {{8, 4, 6}};
+  CasesOptions opts = one_small_case();
   const std::string good = protocol::manifest_to_json(generate_cases(opts, dir)).dump();
   EXPECT_NO_THROW(protocol::parse_manifest(good, "m.json"));
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
-  const struct {
-    std::string text, message;
-  } cases[] = {
-      {good.substr(0, good.size() - 1) + ",\"notes\":" + deep + "}", "m.json: nested deeper than 16 levels"},
-      {good.substr(0, good.size() - 1) + ",\"cases\":[]}", "m.json: \"cases\" is given twice in one object"},
-      {good.substr(0, 10), "m.json: not valid JSON: "},
-  };
-  for (const auto& c : cases) {
-    try {
-      (void)protocol::parse_manifest(c.text, "m.json");
-      ADD_FAILURE() << "accepted; expected: " << c.message;
-    } catch (const protocol::ManifestError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
-    }
-  }
+  using ordo::testing::with_member;
+  ordo::testing::expect_each_refused<protocol::ManifestError>(
+      [](const std::string& text) { return protocol::parse_manifest(text, "m.json"); },
+      {{with_member(good, "\"notes\":" + deep), "m.json: nested deeper than 16 levels"},
+       {with_member(good, "\"cases\":[]"), "m.json: \"cases\" is given twice in one object"},
+       {good.substr(0, 10), "m.json: not valid JSON: "}});
 }
 
 TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
   const std::string dir = fresh_folder("identify");
-  CasesOptions opts;
+  CasesOptions opts = unnamed_contract_cases(3, {{40, 24, 600}, {20, 16, 1100}}, 40);
   opts.operands = DType::f32;
-  opts.seed = 3;
-  opts.shapes = {{40, 24, 600}, {20, 16, 1100}};
-  opts.max_batch = 40;
   CaseFolder folder(dir, generate_cases(opts, dir));
   const Contract seg = load_contract_file(std::string(ORDO_SOURCE_DIR) + "/contracts/fwd.f32.seg256-ascending.json");
   run_kernel(folder, [&](const ForwardProblem& p) { return oracle::emulate_dot(seg.plan, p); });
@@ -438,11 +435,7 @@ TEST(FileProtocol, IdentifyNamesTheContractThatProducedTheOutputs) {
 // the divisor candidates can name it.
 TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
   const std::string dir = fresh_folder("identify-split");
-  CasesOptions opts;
-  opts.seed = 5;
-  opts.shapes = {{24, 16, 600}};
-  opts.max_batch = 24;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(5, {{24, 16, 600}}, 24), dir));
   ReductionPlan split = contract_fwd_f32_fma_chain().plan;
   split.structure = KStructure::segments;
   split.segment_length = 200;
@@ -458,11 +451,7 @@ TEST(FileProtocol, IdentifyNamesASplitKIntoEqualParts) {
 // the chain must not be called a match, and the whole comparison must count exactly those.
 TEST(FileProtocol, IdentifyConfirmsAMatchOnEveryElementNotOnTheSample) {
   const std::string dir = fresh_folder("identify-sample");
-  CasesOptions opts;
-  opts.seed = 6;
-  opts.shapes = {{200, 40, 37}};
-  opts.max_batch = 200;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(6, {{200, 40, 37}}, 200), dir));
   const ReductionPlan chain = contract_fwd_f32_fma_chain().plan;
   run_kernel(folder, [&](const ForwardProblem& p) {
     std::vector<float> y = oracle::emulate_dot(chain, p);
@@ -500,11 +489,7 @@ TEST(FileProtocol, IdentifyConfirmsAMatchOnEveryElementNotOnTheSample) {
 
 TEST(FileProtocol, IdentifySaysWhenNothingMatches) {
   const std::string dir = fresh_folder("identify-none");
-  CasesOptions opts;
-  opts.seed = 4;
-  opts.shapes = {{70, 12, 500}};
-  opts.max_batch = 70;
-  CaseFolder folder(dir, generate_cases(opts, dir));
+  CaseFolder folder(dir, generate_cases(unnamed_contract_cases(4, {{70, 12, 500}}, 70), dir));
   run_kernel(folder, batch_switching);
   const IdentifyResult r = identify(folder, IdentifyOptions{});
   EXPECT_TRUE(r.matches.empty());

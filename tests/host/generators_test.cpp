@@ -20,6 +20,19 @@ struct Seen {
   int nan = 0, inf = 0, subnormal = 0, neg_zero = 0, pos_zero = 0, normal = 0;
 };
 
+// A case of M x N x K values of `family`, drawn from `seed`.
+ForwardCase case_of(std::int64_t M, std::int64_t N, std::int64_t K, ValueFamily family, std::uint64_t seed,
+                    bool has_bias) {
+  ForwardCase c;
+  c.M = M;
+  c.N = N;
+  c.K = K;
+  c.family = family;
+  c.has_bias = has_bias;
+  c.seed = seed;
+  return c;
+}
+
 Seen sample(ValueFamily f, int count = 4000) {
   Rng rng(42);
   Seen s;
@@ -65,12 +78,7 @@ TEST(ValueFamilies, OrderFamilyContainsTheReviewersValues) {
 }
 
 TEST(ValueFamilies, CancellationCasesCancelExactly) {
-  ForwardCase c;
-  c.M = 3;
-  c.N = 4;
-  c.K = 8;
-  c.family = ValueFamily::cancellation;
-  c.seed = 99;
+  const ForwardCase c = case_of(3, 4, 8, ValueFamily::cancellation, 99, false);
   const ForwardProblem p = c.materialize();
   for (std::int64_t m = 0; m < p.M; ++m)
     for (std::int64_t n = 0; n < p.N; ++n)
@@ -100,13 +108,7 @@ TEST(ShapeGenerator, HitsTileEdgesAndStaysWithinLimits) {
 }
 
 TEST(ForwardCase, SameSeedSameValues) {
-  ForwardCase c;
-  c.M = 5;
-  c.N = 6;
-  c.K = 7;
-  c.family = ValueFamily::testfloat;
-  c.has_bias = true;
-  c.seed = 1234;
+  const ForwardCase c = case_of(5, 6, 7, ValueFamily::testfloat, 1234, true);
   const ForwardProblem a = c.materialize(), b = c.materialize();
   EXPECT_EQ(a.x, b.x);
   EXPECT_EQ(a.w, b.w);

@@ -10,6 +10,8 @@
 
 #include "core/float_bits.h"
 #include "protocol/corpus_legacy.h"
+#include "tests/legacy/legacy_formats.h"
+#include "test_support.h"
 
 namespace ordo::properties {
 namespace {
@@ -27,6 +29,7 @@ using protocol::read_golden_backward_file;
 using protocol::read_golden_file;
 using protocol::read_regression_file;
 using protocol::write_corpus_entry;
+using legacy::json_files;
 
 
 namespace fs = std::filesystem;
@@ -34,40 +37,17 @@ namespace fs = std::filesystem;
 const fs::path kLegacy = fs::path(ORDO_SOURCE_DIR) / "tests" / "data" / "legacy-corpus";
 const fs::path kCorpus = fs::path(ORDO_SOURCE_DIR) / "corpus";
 
-std::vector<fs::path> json_files(const fs::path& dir) {
-  std::vector<fs::path> files;
-  if (fs::is_directory(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string temp(const std::string& name) { return (fs::path(::testing::TempDir()) / ("legacy_" + name)).string(); }
+std::string temp(const std::string& name) { return ordo::testing::process_temp_path("legacy_" + name); }
 
 TEST(LegacyCorpus, EveryLegacyFileHasItsEntryWithEveryBit) {
   std::size_t files = 0, cases = 0;
-  for (const fs::path& f : json_files(kLegacy / "golden")) {
-    const GoldenFile g = read_golden_file(f.string());
-    const fs::path entry = kCorpus / "golden" / (g.variant + ".json");
-    EXPECT_EQ(legacy_difference(g, read_corpus_entry(entry.string())), "") << f << " against " << entry;
+  legacy::for_each_legacy_file(kLegacy, [&](const fs::path& f, auto format) {
+    const auto legacy_file = decltype(format)::read(f);
+    const fs::path entry = kCorpus / decltype(format)::entry(legacy_file);
+    EXPECT_EQ(legacy_difference(legacy_file, read_corpus_entry(entry.string())), "") << f << " against " << entry;
     ++files;
-    cases += g.cases.size();
-  }
-  for (const fs::path& f : json_files(kLegacy / "golden-backward")) {
-    const GoldenBackwardFile g = read_golden_backward_file(f.string());
-    const fs::path entry = kCorpus / "golden" / (g.variant + ".json");
-    EXPECT_EQ(legacy_difference(g, read_corpus_entry(entry.string())), "") << f << " against " << entry;
-    ++files;
-    cases += g.cases.size();
-  }
-  for (const fs::path& f : json_files(kLegacy / "regressions")) {
-    const RegressionFile r = read_regression_file(f.string());
-    const fs::path entry = kCorpus / "regressions" / (r.name + ".json");
-    EXPECT_EQ(legacy_difference(r, read_corpus_entry(entry.string())), "") << f << " against " << entry;
-    ++files;
-    cases += r.cases.size();
-  }
+    cases += legacy_file.cases.size();
+  });
   // 4 forward and 6 backward golden files of 30 cases, and the seed's regression of 4.
   EXPECT_EQ(files, 11u);
   EXPECT_EQ(cases, 304u);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace ordo {
 namespace {
 
@@ -67,8 +69,8 @@ TEST(Npy, WritesTheHeaderNumpyWrites) {
 }
 
 TEST(Npy, HeaderFormsOfShape) {
-  const auto header = [](std::vector<std::int64_t> shape) {
-    const std::string h = protocol::encode_npy_header(NpyDtype::i8, shape, NpyBf16Descr::u2, "x");
+  const auto header = [](const std::vector<std::int64_t>& shape) {
+    std::string h = protocol::encode_npy_header(NpyDtype::i8, shape, NpyBf16Descr::u2, "x");
     EXPECT_EQ(h.size() % 64, 0u);
     EXPECT_EQ(h.back(), '\n');
     return h;
@@ -131,7 +133,8 @@ TEST(Npy, ValueHelpersCheckTheDtype) {
 }
 
 // Errors, one each.
-TEST(NpyErrors, BadMagic) { expect_error("\x93NUMPX\x01\x00\x00\x00", "bad magic"); }
+// The bytes up to the first NUL: what the literal "\x93NUMPX\x01\x00\x00\x00" always passed as a std::string.
+TEST(NpyErrors, BadMagic) { expect_error("\x93NUMPX\x01", "bad magic"); }
 TEST(NpyErrors, EmptyInput) { expect_error("", "empty file"); }
 TEST(NpyErrors, TruncatedPreamble) {
   expect_error("\x93NUMPY\x01", "truncated: the file ends inside the .npy preamble");
@@ -154,73 +157,72 @@ TEST(NpyErrors, HeaderWithoutNewline) {
   b[127] = ' ';
   expect_error(b, "the header does not end with '\\n'");
 }
-TEST(NpyErrors, MissingKey) {
-  expect_error(npy_bytes("{'descr': '<f4', 'shape': (2,), }", std::string(8, '\0')),
-               "the header has no 'fortran_order' key");
-}
-TEST(NpyErrors, DuplicateKey) {
-  expect_error(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (2,), }", ""),
-               "duplicate key 'shape' in the header");
-}
-TEST(NpyErrors, UnknownKey) {
-  expect_error(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'order': 'C', }", ""),
-               "unknown key 'order' in the header");
-}
-TEST(NpyErrors, FortranOrderTrue) {
-  expect_error(npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", std::string(8, '\0')),
-               "fortran_order is True; ordo reads C-order arrays only (np.ascontiguousarray)");
-}
-TEST(NpyErrors, FortranOrderNotABool) {
-  expect_error(npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", ""),
-               "fortran_order must be True or False, found '0'");
-}
-TEST(NpyErrors, BigEndian) {
-  expect_error(npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", std::string(8, '\0')),
-               "descr '>f4' is big-endian");
-}
-TEST(NpyErrors, Float64) {
-  expect_error(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
-               "descr '<f8' is not supported");
-}
 TEST(NpyErrors, OtherDtypes) {
-  expect_error(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (), }", "\0\0"), "descr '<f2'");
-  expect_error(npy_bytes("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", "\0"), "descr '|u1'");
-}
-TEST(NpyErrors, ObjectArray) {
-  expect_error(npy_bytes("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')),
-               "descr '|O' is an object array");
-}
-TEST(NpyErrors, StructuredDtype) {
-  expect_error(npy_bytes("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", ""),
-               "descr is not a quoted string");
-}
-TEST(NpyErrors, NegativeDimension) {
-  expect_error(npy_bytes(f4_dict("(3, -1)"), ""), "negative dimension -1 in shape");
-}
-TEST(NpyErrors, NonIntegralDimension) {
-  expect_error(npy_bytes(f4_dict("(1.5,)"), ""), "dimension '1.5' in shape is not a non-negative decimal integer");
-}
-TEST(NpyErrors, LongSuffixDimension) { expect_error(npy_bytes(f4_dict("(5L,)"), ""), "dimension '5L' in shape"); }
-TEST(NpyErrors, LeadingZeroDimension) { expect_error(npy_bytes(f4_dict("(05,)"), ""), "has a leading zero"); }
-TEST(NpyErrors, ShapeNotATuple) { expect_error(npy_bytes(f4_dict("[3, 4]"), ""), "shape is not a tuple"); }
-TEST(NpyErrors, ParenthesisedIntIsNotATuple) {
-  expect_error(npy_bytes(f4_dict("(5)"), std::string(20, '\0')), "shape (5) is not a tuple");
+  // No data: what the literals "\0\0" and "\0" always passed as a std::string.
+  expect_error(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (), }", ""), "descr '<f2'");
+  expect_error(npy_bytes("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", ""), "descr '|u1'");
 }
 TEST(NpyErrors, DimensionAbove2To40) {
   expect_error(npy_bytes(f4_dict("(1099511627777, 0)"), ""), "dimension 1099511627777 in shape exceeds 2^40");
   expect_error(npy_bytes(f4_dict("(99999999999999999999999,)"), ""), "exceeds 2^40");
 }
-TEST(NpyErrors, ElementCountOverflow) {
-  expect_error(npy_bytes(f4_dict("(4294967296, 4294967296)"), ""),
-               "shape (4294967296, 4294967296) has more than 2^40 elements");
+
+// A header or data defect each, as npy_bytes lays it out: the test's name, the dict text, the data, and a
+// fragment of the message parse_npy must refuse it with. The test names are
+// NpyErrors/NpyDefectTest.IsRefusedNamingIt/<name>.
+struct NpyDefect {
+  const char* name;
+  std::string dict, data, fragment;
+};
+
+void PrintTo(const NpyDefect& d, std::ostream* os) { *os << d.name; }
+
+std::vector<NpyDefect> npy_defects() {
+  return {
+      {"MissingKey", "{'descr': '<f4', 'shape': (2,), }", std::string(8, '\0'),
+       "the header has no 'fortran_order' key"},
+      {"DuplicateKey", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (2,), }", "",
+       "duplicate key 'shape' in the header"},
+      {"UnknownKey", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'order': 'C', }", "",
+       "unknown key 'order' in the header"},
+      {"FortranOrderTrue", "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", std::string(8, '\0'),
+       "fortran_order is True; ordo reads C-order arrays only (np.ascontiguousarray)"},
+      {"FortranOrderNotABool", "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", "",
+       "fortran_order must be True or False, found '0'"},
+      {"BigEndian", "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", std::string(8, '\0'),
+       "descr '>f4' is big-endian"},
+      {"Float64", "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0'),
+       "descr '<f8' is not supported"},
+      {"ObjectArray", "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0'),
+       "descr '|O' is an object array"},
+      {"StructuredDtype", "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", "",
+       "descr is not a quoted string"},
+      {"NegativeDimension", f4_dict("(3, -1)"), "", "negative dimension -1 in shape"},
+      {"NonIntegralDimension", f4_dict("(1.5,)"), "", "dimension '1.5' in shape is not a non-negative decimal integer"},
+      {"LongSuffixDimension", f4_dict("(5L,)"), "", "dimension '5L' in shape"},
+      {"LeadingZeroDimension", f4_dict("(05,)"), "", "has a leading zero"},
+      {"ShapeNotATuple", f4_dict("[3, 4]"), "", "shape is not a tuple"},
+      {"ParenthesisedIntIsNotATuple", f4_dict("(5)"), std::string(20, '\0'), "shape (5) is not a tuple"},
+      {"ElementCountOverflow", f4_dict("(4294967296, 4294967296)"), "",
+       "shape (4294967296, 4294967296) has more than 2^40 elements"},
+      {"JunkAfterTheDict", f4_dict("(2,)") + " x", std::string(8, '\0'), "junk after the header dict: 'x'"},
+      {"TruncatedData", f4_dict("(3, 4)"), std::string(40, '\0'),
+       "truncated: the header says shape (3, 4) of <f4 = 48 bytes of data, the file has 40"},
+  };
 }
-TEST(NpyErrors, JunkAfterTheDict) {
-  expect_error(npy_bytes(f4_dict("(2,)") + " x", std::string(8, '\0')), "junk after the header dict: 'x'");
+
+class NpyDefectTest : public ::testing::TestWithParam<NpyDefect> {};
+
+TEST_P(NpyDefectTest, IsRefusedNamingIt) {
+  const NpyDefect& d = GetParam();
+  expect_error(npy_bytes(d.dict, d.data), d.fragment);
 }
-TEST(NpyErrors, TruncatedData) {
-  expect_error(npy_bytes(f4_dict("(3, 4)"), std::string(40, '\0')),
-               "truncated: the header says shape (3, 4) of <f4 = 48 bytes of data, the file has 40");
-}
+
+INSTANTIATE_TEST_SUITE_P(NpyErrors, NpyDefectTest, ::testing::ValuesIn(npy_defects()),
+                         [](const ::testing::TestParamInfo<NpyDefect>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
 TEST(NpyErrors, ExtraData) {
   expect_error(kNumpyF4x2x3 + std::string(1, '\0'),
                "extra data: the header says shape (2, 3) of <f4 = 24 bytes of data, the file has 25");
@@ -230,10 +232,7 @@ TEST(NpyErrors, ExtraData) {
 class NpyFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("ordo_npy_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = ordo::testing::test_temp_dir("npy");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& leaf) const { return (dir_ / leaf).string(); }

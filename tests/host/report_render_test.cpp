@@ -2,25 +2,37 @@
 // Markdown (verdict first), the self-contained HTML (no URL, no script, traceable numbers, every figure),
 // the SVG charts, and the `ordo report` command's exit codes (0, 2, 4).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
+#include "command_run.h"
+#include "error_message.h"
 #include "reports/report.h"
 #include "reports/report_reader.h"
 #include "reports/svg_charts.h"
+#include "test_support.h"
 
 namespace ordo::reports {
 namespace {
 
 using nlohmann::json;
+
+// Each of `parts` is in `text` (a failure names the part that is not).
+void expect_all_in(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) EXPECT_NE(text.find(part), std::string::npos) << part;
+}
+
+// None of `parts` is in `text`.
+void expect_none_in(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) EXPECT_EQ(text.find(part), std::string::npos) << part;
+}
 
 // Every field set, with one failing bound row, one passing self-test, one row not run, a bench, a timeline.
 Report rich_report() {
@@ -212,22 +224,13 @@ TEST(ReportReader, EachBadFieldGetsItsError) {
 TEST(ReportReader, DeepNestingHugeNumbersAndRepeatedKeysAreRefused) {
   const std::string good = to_json(rich_report()).dump();
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
-  const struct {
-    std::string text, message;
-  } cases[] = {
-      {good.substr(0, good.size() - 1) + ",\"extra\":" + deep + "}", "t.json: nested deeper than 32 levels"},
-      {good.substr(0, good.size() - 1) + ",\"extra\":1e999}", "t.json: not valid JSON: "},
-      {good.substr(0, good.size() - 1) + ",\"seed\":2}", "t.json: \"seed\" is given twice in one object"},
-      {good.substr(0, good.size() / 2), "t.json: not valid JSON: "},
-  };
-  for (const auto& c : cases) {
-    try {
-      (void)parse_report(c.text, "t.json");
-      ADD_FAILURE() << "accepted; expected: " << c.message;
-    } catch (const ReportReadError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u) << e.what() << "\nexpected: " << c.message;
-    }
-  }
+  using ordo::testing::with_member;
+  ordo::testing::expect_each_refused<ReportReadError>(
+      [](const std::string& text) { return parse_report(text, "t.json"); },
+      {{with_member(good, "\"extra\":" + deep), "t.json: nested deeper than 32 levels"},
+       {with_member(good, "\"extra\":1e999"), "t.json: not valid JSON: "},
+       {with_member(good, "\"seed\":2"), "t.json: \"seed\" is given twice in one object"},
+       {good.substr(0, good.size() / 2), "t.json: not valid JSON: "}});
   EXPECT_NO_THROW((void)parse_report(good, "t.json"));
 }
 
@@ -295,21 +298,17 @@ TEST(ReportMarkdown, SectionsInOrderWithCountsFailuresAndProvenance) {
     EXPECT_GT(p, at) << heading << " out of order";
     at = p;
   }
-  EXPECT_NE(md.find("| ties | 250 |"), std::string::npos);
-  EXPECT_NE(md.find("| edge 16+-1 | 77 |"), std::string::npos);
+  expect_all_in(md, {"| ties | 250 |", "| edge 16+-1 | 77 |"});
   EXPECT_NE(md.find("| forward.emulator_within_error_bound | `host.emulator:fwd.f32.fma-chain/1` | fwd.f32.fma-chain/1 "
                     "| emulator | "
                     "bound_violation | 500 cases | 1 | 0 | 120359 | 1.25 |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| `sm90.fwd.bf16.wgmma.128x256x64` | 4096 | 5376 | 4096 | 1.2 | 1 | 1.2 |"), std::string::npos);
-  EXPECT_NE(md.find("FAILED (bound_violation)"), std::string::npos);
-  EXPECT_NE(md.find("expected (a self-test"), std::string::npos);
+  expect_all_in(md, {"| `sm90.fwd.bf16.wgmma.128x256x64` | 4096 | 5376 | 4096 | 1.2 | 1 | 1.2 |",
+                     "FAILED (bound_violation)", "expected (a self-test"});
   // Provenance: the report's build (not this one), the GPU, every seed, and every command that reproduces.
-  EXPECT_NE(md.find("- git commit: 0123456789abcdef0123456789abcdef01234567 (dirty tree"), std::string::npos);
-  EXPECT_NE(md.find("- GPU: NVIDIA H200, sm_90, 132 SMs"), std::string::npos);
-  EXPECT_NE(md.find("- driver / CUDA runtime: 13.0 / 13.0"), std::string::npos);
-  EXPECT_NE(md.find("- seeds: 7, 9"), std::string::npos);
+  expect_all_in(md, {"- git commit: 0123456789abcdef0123456789abcdef01234567 (dirty tree",
+                     "- GPU: NVIDIA H200, sm_90, 132 SMs", "- driver / CUDA runtime: 13.0 / 13.0", "- seeds: 7, 9"});
   EXPECT_NE(
       md.find(
           "```\nordo verify --level 1 --seed 7\nordo verify --property forward.emulator_within_error_bound --seed 9 "
@@ -320,19 +319,13 @@ TEST(ReportMarkdown, SectionsInOrderWithCountsFailuresAndProvenance) {
 
 TEST(ReportHtml, SelfContainedWithoutUrlOrScript) {
   const std::string html = to_html(rich_report());
-  EXPECT_EQ(html.find("http"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("<link"), std::string::npos);
-  EXPECT_EQ(html.find("<img"), std::string::npos);
-  EXPECT_EQ(html.find("url("), std::string::npos);
-  EXPECT_EQ(html.find("@import"), std::string::npos);
+  expect_none_in(html, {"http", "<script", "<link", "<img", "url(", "@import"});
   // Text from a report is escaped: it cannot add a script or a resource to the page.
   Report r = rich_report();
   r.results[0].run.kernel = "<script src=\"evil.js\"></script>";
   r.results[0].run.failures[0].detail = "<img src=x>";
   const std::string injected = to_html(r);
-  EXPECT_EQ(injected.find("<script"), std::string::npos);
-  EXPECT_EQ(injected.find("<img"), std::string::npos);
+  expect_none_in(injected, {"<script", "<img"});
   EXPECT_NE(injected.find("&lt;script src=&quot;evil.js&quot;&gt;"), std::string::npos);
 }
 
@@ -404,37 +397,25 @@ TEST(SvgCharts, EscapeBarsAndLines) {
 }
 
 // The command as a user runs it.
-struct CommandRun {
-  int exit_code = -1;
-  std::string output;
-};
+using ordo::testing::CommandRun;
 
-CommandRun ordo_report(const std::string& args) {
-  const std::string cmd = std::string(ORDO_BINARY) + " report " + args + " 2>&1";
-  CommandRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CommandRun ordo_report(const std::string& args) { return ordo::testing::run_ordo("report " + args); }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/ordo-report-" + name;
+// Writes `text` as ordo-report-NAME in `dir` (the name the command's messages must quote); returns its path.
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/ordo-report-" + name;
   std::ofstream(path) << text;
   return path;
 }
 
 TEST(ReportCommand, ExitCodes) {
-  const std::string good = write_temp("good.json", to_json(rich_report()).dump(2));
+  const std::string dir = ordo::testing::unique_temp_dir("report");
+  const std::string good = write_temp(dir, "good.json", to_json(rich_report()).dump(2));
   CommandRun r = ordo_report(good);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.rfind("**FAIL: 1 of 3", 0), 0u) << r.output;
 
-  const std::string md = ::testing::TempDir() + "/ordo-report-out.md",
-                    html = ::testing::TempDir() + "/ordo-report-out.html";
+  const std::string md = dir + "/ordo-report-out.md", html = dir + "/ordo-report-out.html";
   r = ordo_report(good + " --md " + md + " --html " + html);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(html);
@@ -444,11 +425,11 @@ TEST(ReportCommand, ExitCodes) {
 
   json bad = to_json(rich_report());
   bad["results"][1]["cases"] = "2";
-  r = ordo_report(write_temp("bad.json", bad.dump()));
+  r = ordo_report(write_temp(dir, "bad.json", bad.dump()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("ordo-report-bad.json: results[1].cases: must be an integer"), std::string::npos) << r.output;
 
-  r = ordo_report(::testing::TempDir() + "/ordo-report-missing.json");
+  r = ordo_report(dir + "/ordo-report-missing.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("ordo-report-missing.json: cannot open"), std::string::npos) << r.output;
 

@@ -142,11 +142,15 @@ TEST(MarkdownText, CutToClosesAnOpenFence) {
   EXPECT_EQ(markdown::cut_to(text, 1000, "(cut)"), text);
 }
 
-TEST(ReportFailureLayout, MarkdownFencesEachDetailOneElementPerLine) {
+// check_report with one failing case whose detail ends with one more element line, `line`.
+Report one_failure_ending_with(const std::string& line) {
   Report r = check_report(1, 0);
-  FailureRecord& f = r.results[0].run.failures[0];
-  f.detail += "\n    [1,1]: a | b <img src=x> &amp; ``` and `tick`";
-  const std::string md = to_markdown(r);
+  r.results[0].run.failures[0].detail += line;
+  return r;
+}
+
+TEST(ReportFailureLayout, MarkdownFencesEachDetailOneElementPerLine) {
+  const std::string md = to_markdown(one_failure_ending_with("\n    [1,1]: a | b <img src=x> &amp; ``` and `tick`"));
   // The detail is in a fence longer than any backtick run in it: nothing in it is Markdown.
   const std::size_t open = md.find("````\nc0000 (M=65");
   ASSERT_NE(open, std::string::npos) << md;
@@ -160,10 +164,7 @@ TEST(ReportFailureLayout, MarkdownFencesEachDetailOneElementPerLine) {
 }
 
 TEST(ReportFailureLayout, HtmlListsEachElementWithHexAsCode) {
-  Report r = check_report(1, 0);
-  FailureRecord& f = r.results[0].run.failures[0];
-  f.detail += "\n    [1,1]: a | b <img src=x> &amp; 0x12zz";
-  const std::string html = to_html(r);
+  const std::string html = to_html(one_failure_ending_with("\n    [1,1]: a | b <img src=x> &amp; 0x12zz"));
   const std::size_t list = html.find("<ul class=\"detail-lines\">");
   ASSERT_NE(list, std::string::npos) << html;
   const std::string items = html.substr(list, html.find("</ul>", list) - list);

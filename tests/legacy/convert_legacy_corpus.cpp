@@ -13,20 +13,12 @@
 #include <vector>
 
 #include "protocol/corpus_legacy.h"
+#include "tests/legacy/legacy_formats.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace ordo::protocol;
-
-std::vector<fs::path> json_files(const fs::path& dir) {
-  std::vector<fs::path> files;
-  if (fs::is_directory(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // Converts one legacy file: `convert` returns the entry's path and writes it; `compare` reads it back.
 bool convert_one(const fs::path& from, const std::function<std::string(std::string&)>& convert) {
@@ -56,26 +48,13 @@ int main(int argc, char** argv) {
   fs::create_directories(out / "golden");
   fs::create_directories(out / "regressions");
   bool ok = true;
-  for (const fs::path& f : json_files(legacy / "golden"))
+  ordo::legacy::for_each_legacy_file(legacy, [&](const fs::path& f, auto format) {
     ok &= convert_one(f, [&](std::string& path) {
-      const GoldenFile g = read_golden_file(f.string());
-      path = (out / "golden" / (g.variant + ".json")).string();
-      write_corpus_entry(path, convert_legacy_golden(g));
-      return legacy_difference(g, read_corpus_entry(path));
+      const auto legacy_file = decltype(format)::read(f);
+      path = (out / decltype(format)::entry(legacy_file)).string();
+      write_corpus_entry(path, decltype(format)::convert(legacy_file));
+      return legacy_difference(legacy_file, read_corpus_entry(path));
     });
-  for (const fs::path& f : json_files(legacy / "golden-backward"))
-    ok &= convert_one(f, [&](std::string& path) {
-      const GoldenBackwardFile g = read_golden_backward_file(f.string());
-      path = (out / "golden" / (g.variant + ".json")).string();
-      write_corpus_entry(path, convert_legacy_golden_backward(g));
-      return legacy_difference(g, read_corpus_entry(path));
-    });
-  for (const fs::path& f : json_files(legacy / "regressions"))
-    ok &= convert_one(f, [&](std::string& path) {
-      const RegressionFile r = read_regression_file(f.string());
-      path = (out / "regressions" / (r.name + ".json")).string();
-      write_corpus_entry(path, convert_legacy_regression(r));
-      return legacy_difference(r, read_corpus_entry(path));
-    });
+  });
   return ok ? 0 : 1;
 }

@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <vector>
 
 #include "ordo/subject.h"
@@ -155,6 +156,34 @@ float finish(float v) {
   return v;
 }
 
+#define ORDO_CHECK(expr)                              \
+  do {                                                \
+    const int ordo_status_ = (expr);                  \
+    if (ordo_status_ != ORDO_OK) return ordo_status_; \
+  } while (0)
+
+// One operand's dtype, pointer or element count for Check's list forms; `present` false skips it (an
+// optional operand that is absent, or a pointer that may be null for an empty operand).
+struct DtypeOf {
+  const char* name;
+  int32_t got;
+  bool present = true;
+};
+struct Dim {
+  const char* what;
+  int64_t value;
+  int64_t lo;
+};
+struct Volume {
+  const char* what;
+  int64_t elements;
+};
+struct PointerOf {
+  const char* name;
+  const void* ptr;
+  bool present = true;
+};
+
 // The result of one check: ORDO_OK, or a status with the message already written.
 struct Check {
   char* message;
@@ -186,9 +215,41 @@ struct Check {
                   "%s is [%lld, %lld]; expected [%lld, %lld] (%s)", name, ll(rows), ll(cols), ll(want_rows),
                   ll(want_cols), from);
   }
+  // An operand dimension that must equal one already read: "w.cols (5) != x.cols (K = 4)".
+  int same(const char* name, int64_t value, const char* from, const char* dim, int64_t want) const {
+    if (value == want) return ORDO_OK;
+    return refuse(message, message_size, ORDO_STATUS_INCONSISTENT_SIZE, "%s (%lld) != %s (%s = %lld)", name, ll(value),
+                  from, dim, ll(want));
+  }
   int not_null(const char* name, const void* p) const {
     if (p != nullptr) return ORDO_OK;
     return refuse(message, message_size, ORDO_STATUS_NULL_POINTER, "%s is null", name);
+  }
+
+  // The checks every entry point makes in the same order, each list in argument order: the args struct
+  // itself, the operands' dtypes (all f32), the dimensions then the operands' sizes, the data pointers.
+  template <class Args>
+  int args(const Args* a, const char* type_name) const {
+    if (a == nullptr) return refuse(message, message_size, ORDO_STATUS_NULL_POINTER, "args is null");
+    if (a->struct_size != sizeof(Args))
+      return refuse(message, message_size, ORDO_STATUS_OTHER, "args->struct_size is %u; expected sizeof(%s) = %zu",
+                    static_cast<unsigned>(a->struct_size), type_name, sizeof(Args));
+    return ORDO_OK;
+  }
+  int all_f32(std::initializer_list<DtypeOf> operands) const {
+    for (const DtypeOf& o : operands)
+      if (o.present) ORDO_CHECK(dtype(o.name, o.got, ORDO_DTYPE_F32));
+    return ORDO_OK;
+  }
+  int sizes(std::initializer_list<Dim> dims, std::initializer_list<Volume> volumes) const {
+    for (const Dim& d : dims) ORDO_CHECK(dim(d.what, d.value, d.lo));
+    for (const Volume& v : volumes) ORDO_CHECK(volume(v.what, v.elements));
+    return ORDO_OK;
+  }
+  int all_not_null(std::initializer_list<PointerOf> pointers) const {
+    for (const PointerOf& p : pointers)
+      if (p.present) ORDO_CHECK(not_null(p.name, p.ptr));
+    return ORDO_OK;
   }
 };
 
@@ -233,45 +294,27 @@ int check_aliasing(const Check& c, const Operand* ops, size_t n, size_t n_output
   return ORDO_OK;
 }
 
-#define ORDO_CHECK(expr)                              \
-  do {                                                \
-    const int ordo_status_ = (expr);                  \
-    if (ordo_status_ != ORDO_OK) return ordo_status_; \
-  } while (0)
-
 int forward_impl(const ordo_forward_args* args, char* message, size_t message_size) {
   clear_message(message, message_size);
   const Check c{message, message_size};
-  if (args == nullptr) return refuse(message, message_size, ORDO_STATUS_NULL_POINTER, "args is null");
+  ORDO_CHECK(c.args(args, "ordo_forward_args"));
   const ordo_forward_args& a = *args;
-  if (a.struct_size != sizeof(ordo_forward_args))
-    return refuse(message, message_size, ORDO_STATUS_OTHER,
-                  "args->struct_size is %u; expected sizeof(ordo_forward_args) = %zu",
-                  static_cast<unsigned>(a.struct_size), sizeof(ordo_forward_args));
 
   const bool has_bias = a.bias.data != nullptr;
-  ORDO_CHECK(c.dtype("x.dtype", a.x.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("w.dtype", a.w.dtype, ORDO_DTYPE_F32));
-  if (has_bias) ORDO_CHECK(c.dtype("bias.dtype", a.bias.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("y.dtype", a.y.dtype, ORDO_DTYPE_F32));
+  ORDO_CHECK(c.all_f32({{"x.dtype", a.x.dtype},
+                        {"w.dtype", a.w.dtype},
+                        {"bias.dtype", a.bias.dtype, has_bias},
+                        {"y.dtype", a.y.dtype}}));
 
   const int64_t M = a.x.rows, K = a.x.cols, N = a.w.rows;
-  ORDO_CHECK(c.dim("x.rows (M)", M, 1));
-  ORDO_CHECK(c.dim("x.cols (K)", K, 1));
-  ORDO_CHECK(c.dim("w.rows (N)", N, 1));
-  ORDO_CHECK(c.volume("x", M * K));
-  ORDO_CHECK(c.volume("w", N * K));
-  ORDO_CHECK(c.volume("y", M * N));
+  ORDO_CHECK(c.sizes({{"x.rows (M)", M, 1}, {"x.cols (K)", K, 1}, {"w.rows (N)", N, 1}},
+                     {{"x", M * K}, {"w", N * K}, {"y", M * N}}));
 
-  if (a.w.cols != K)
-    return refuse(message, message_size, ORDO_STATUS_INCONSISTENT_SIZE, "w.cols (%lld) != x.cols (K = %lld)",
-                  ll(a.w.cols), ll(K));
+  ORDO_CHECK(c.same("w.cols", a.w.cols, "x.cols", "K", K));
   ORDO_CHECK(c.shape("y", a.y.rows, a.y.cols, M, N, "x.rows, w.rows"));
   if (has_bias) ORDO_CHECK(c.shape("bias", a.bias.rows, a.bias.cols, 1, N, "1, w.rows"));
 
-  ORDO_CHECK(c.not_null("x.data", a.x.data));
-  ORDO_CHECK(c.not_null("w.data", a.w.data));
-  ORDO_CHECK(c.not_null("y.data", a.y.data));
+  ORDO_CHECK(c.all_not_null({{"x.data", a.x.data}, {"w.data", a.w.data}, {"y.data", a.y.data}}));
 
   const Operand ops[4] = {{"y", a.y.data, M * N * 4, 4},
                           {"x", a.x.data, M * K * 4, 4},
@@ -335,33 +378,19 @@ namespace {
 int backward_data_impl(const ordo_backward_data_args* args, char* message, size_t message_size) {
   clear_message(message, message_size);
   const Check c{message, message_size};
-  if (args == nullptr) return refuse(message, message_size, ORDO_STATUS_NULL_POINTER, "args is null");
+  ORDO_CHECK(c.args(args, "ordo_backward_data_args"));
   const ordo_backward_data_args& a = *args;
-  if (a.struct_size != sizeof(ordo_backward_data_args))
-    return refuse(message, message_size, ORDO_STATUS_OTHER,
-                  "args->struct_size is %u; expected sizeof(ordo_backward_data_args) = %zu",
-                  static_cast<unsigned>(a.struct_size), sizeof(ordo_backward_data_args));
 
-  ORDO_CHECK(c.dtype("g.dtype", a.g.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("w.dtype", a.w.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("dx.dtype", a.dx.dtype, ORDO_DTYPE_F32));
+  ORDO_CHECK(c.all_f32({{"g.dtype", a.g.dtype}, {"w.dtype", a.w.dtype}, {"dx.dtype", a.dx.dtype}}));
 
   const int64_t M = a.g.rows, N = a.g.cols, K = a.w.cols;
-  ORDO_CHECK(c.dim("g.rows (M)", M, 1));
-  ORDO_CHECK(c.dim("g.cols (N)", N, 1));
-  ORDO_CHECK(c.dim("w.cols (K)", K, 1));
-  ORDO_CHECK(c.volume("g", M * N));
-  ORDO_CHECK(c.volume("w", N * K));
-  ORDO_CHECK(c.volume("dx", M * K));
+  ORDO_CHECK(c.sizes({{"g.rows (M)", M, 1}, {"g.cols (N)", N, 1}, {"w.cols (K)", K, 1}},
+                     {{"g", M * N}, {"w", N * K}, {"dx", M * K}}));
 
-  if (a.w.rows != N)
-    return refuse(message, message_size, ORDO_STATUS_INCONSISTENT_SIZE, "w.rows (%lld) != g.cols (N = %lld)",
-                  ll(a.w.rows), ll(N));
+  ORDO_CHECK(c.same("w.rows", a.w.rows, "g.cols", "N", N));
   ORDO_CHECK(c.shape("dx", a.dx.rows, a.dx.cols, M, K, "g.rows, w.cols"));
 
-  ORDO_CHECK(c.not_null("g.data", a.g.data));
-  ORDO_CHECK(c.not_null("w.data", a.w.data));
-  ORDO_CHECK(c.not_null("dx.data", a.dx.data));
+  ORDO_CHECK(c.all_not_null({{"g.data", a.g.data}, {"w.data", a.w.data}, {"dx.data", a.dx.data}}));
 
   const Operand ops[3] = {
       {"dx", a.dx.data, M * K * 4, 4}, {"g", a.g.data, M * N * 4, 4}, {"w", a.w.data, N * K * 4, 4}};
@@ -411,33 +440,21 @@ KeyText describe_key(const int64_t* key, int64_t width) {  // "(3, -1)"
 int backward_weight_impl(const ordo_backward_weight_args* args, char* message, size_t message_size) {
   clear_message(message, message_size);
   const Check c{message, message_size};
-  if (args == nullptr) return refuse(message, message_size, ORDO_STATUS_NULL_POINTER, "args is null");
+  ORDO_CHECK(c.args(args, "ordo_backward_weight_args"));
   const ordo_backward_weight_args& a = *args;
-  if (a.struct_size != sizeof(ordo_backward_weight_args))
-    return refuse(message, message_size, ORDO_STATUS_OTHER,
-                  "args->struct_size is %u; expected sizeof(ordo_backward_weight_args) = %zu",
-                  static_cast<unsigned>(a.struct_size), sizeof(ordo_backward_weight_args));
   if (a.accumulate != 0 && a.accumulate != 1)
     return refuse(message, message_size, ORDO_STATUS_OTHER, "accumulate is %d; expected 0 or 1", a.accumulate);
 
   const bool has_db = a.db.data != nullptr;
   bool has_keys = a.keys.data != nullptr;  // the header: keys.data == NULL means call order
-  ORDO_CHECK(c.dtype("x.dtype", a.x.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("g.dtype", a.g.dtype, ORDO_DTYPE_F32));
-  ORDO_CHECK(c.dtype("dw.dtype", a.dw.dtype, ORDO_DTYPE_F32));
-  if (has_db) ORDO_CHECK(c.dtype("db.dtype", a.db.dtype, ORDO_DTYPE_F32));
+  ORDO_CHECK(c.all_f32(
+      {{"x.dtype", a.x.dtype}, {"g.dtype", a.g.dtype}, {"dw.dtype", a.dw.dtype}, {"db.dtype", a.db.dtype, has_db}}));
 
   const int64_t T = a.x.rows, K = a.x.cols, N = a.g.cols;
-  ORDO_CHECK(c.dim("x.rows (T)", T, 0));
-  ORDO_CHECK(c.dim("x.cols (K)", K, 1));
-  ORDO_CHECK(c.dim("g.cols (N)", N, 1));
-  ORDO_CHECK(c.volume("x", T * K));
-  ORDO_CHECK(c.volume("g", T * N));
-  ORDO_CHECK(c.volume("dw", N * K));
+  ORDO_CHECK(c.sizes({{"x.rows (T)", T, 0}, {"x.cols (K)", K, 1}, {"g.cols (N)", N, 1}},
+                     {{"x", T * K}, {"g", T * N}, {"dw", N * K}}));
 
-  if (a.g.rows != T)
-    return refuse(message, message_size, ORDO_STATUS_INCONSISTENT_SIZE, "g.rows (%lld) != x.rows (T = %lld)",
-                  ll(a.g.rows), ll(T));
+  ORDO_CHECK(c.same("g.rows", a.g.rows, "x.rows", "T", T));
   ORDO_CHECK(c.shape("dw", a.dw.rows, a.dw.cols, N, K, "g.cols, x.cols"));
   if (has_db) ORDO_CHECK(c.shape("db", a.db.rows, a.db.cols, 1, N, "1, g.cols"));
 
@@ -461,9 +478,7 @@ int backward_weight_impl(const ordo_backward_weight_args* args, char* message, s
                     ll(a.keys.rows), ll(T));
   }
 
-  if (T > 0) ORDO_CHECK(c.not_null("x.data", a.x.data));
-  if (T > 0) ORDO_CHECK(c.not_null("g.data", a.g.data));
-  ORDO_CHECK(c.not_null("dw.data", a.dw.data));
+  ORDO_CHECK(c.all_not_null({{"x.data", a.x.data, T > 0}, {"g.data", a.g.data, T > 0}, {"dw.data", a.dw.data}}));
 
   const Operand ops[5] = {{"dw", a.dw.data, N * K * 4, 4},
                           {"db", a.db.data, has_db ? N * 4 : 0, 4},
