@@ -28,34 +28,35 @@ run_side() {  # run_side NAME BUILD
   (cd "$tmp" && "$ordo" verify --plugin "$plugin" --seed "$seed" --in-process --out "$tmp/verify-plugin" --quiet >/dev/null) || true
   (cd "$tmp" && "$ordo" fuzz --plugin "$plugin" --cases 2000 --seed "$seed" --in-process --out "$tmp/fuzz" >/dev/null 2>&1) || true
   (cd "$tmp" && "$ordo" selftest --host --seed "$seed" --out "$tmp/selftest" >/dev/null 2>&1) || true
-  "$ordo" cases --level 1 --seed "$seed" --out "$tmp/cases" >/dev/null
+  "$ordo" cases --contract fwd.f32.fma-chain/1 --level 1 --seed "$seed" --out "$tmp/cases" >/dev/null
   "$writer" "$tmp/cases" >/dev/null
   "$ordo" check "$tmp/cases" --out "$tmp/check" >/dev/null 2>&1 || true
   for run in verify verify-plugin fuzz selftest check; do
     if [ -f "$tmp/$run/report.json" ]; then
-      python3 "$normalize" "$tmp/$run/report.json" > "$dir/$run.json"
+      # Reports name the folder they judged; the two sides ran in different temporary folders.
+      python3 "$normalize" "$tmp/$run/report.json" | sed "s|$tmp|<run>|g" > "$dir/$run.json"
     else
       echo "no report.json" > "$dir/$run.json"
     fi
   done
   # The cases folder: the manifest's cases and relations and the digest of every input file.
   (cd "$tmp/cases" && find . -name '*.npy' ! -name 'y.npy' -type f | sort | xargs sha256sum) > "$dir/cases-inputs.sha256"
-  (cd "$root" && "$ordo" replay corpus 2>&1 | sed -E 's/ [0-9.]+ s//g') > "$dir/replay.txt" || true
+  (cd "$root" && "$ordo" replay corpus 2>&1 | sed -E 's/[0-9]+(\.[0-9]+)? s\b/<t> s/g') > "$dir/replay.txt" || true
 }
 
 run_side before "$1"
 run_side after "$2"
 same=0 differ=0
-{
-  for f in "$out/before"/*; do
-    base="$(basename "$f")"
-    if cmp -s "$f" "$out/after/$base"; then
-      echo "same     $base"; same=$((same + 1))
-    else
-      echo "DIFFERS  $base"; differ=$((differ + 1))
-      diff -u "$f" "$out/after/$base" | head -n 60 | sed 's/^/    /'
-    fi
-  done
-  echo "compare-behaviour: $same runs decided the same, $differ differ"
-} | tee "$out/summary.txt"
+: > "$out/summary.txt"
+for f in "$out/before"/*; do
+  base="$(basename "$f")"
+  if cmp -s "$f" "$out/after/$base"; then
+    echo "same     $base" >> "$out/summary.txt"; same=$((same + 1))
+  else
+    echo "DIFFERS  $base" >> "$out/summary.txt"; differ=$((differ + 1))
+    { diff -u "$f" "$out/after/$base" || true; } | head -n 60 | sed 's/^/    /' >> "$out/summary.txt"
+  fi
+done
+echo "compare-behaviour: $same runs decided the same, $differ differ" >> "$out/summary.txt"
+cat "$out/summary.txt"
 ((differ == 0))
